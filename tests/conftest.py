@@ -1,0 +1,149 @@
+"""Shared fixtures: real Redis and PostgreSQL (embedded, or REDIS_URL / DATABASE_URL), a real Celery worker."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+from psycopg.conninfo import make_conninfo
+
+from worker.embedded import Services, start_postgres, start_redis, stop_postgres, stop_redis
+
+REPO = Path(__file__).resolve().parent.parent
+FIXTURES = REPO.parent / "shared" / "fixtures" / "docai"
+
+
+@pytest.fixture(scope="session")
+def docai_dir() -> Path:
+    if not FIXTURES.is_dir():
+        pytest.skip(
+            f"Document AI fixtures not found at {FIXTURES} (they live in ../shared, outside the repo)"
+        )
+    return FIXTURES
+
+
+@pytest.fixture(scope="session")
+def service_home() -> Iterator[Path]:
+    # Short path under /tmp: unix socket paths are limited to 107 bytes.
+    home = Path(tempfile.mkdtemp(prefix="segcite-test-", dir="/tmp"))
+    yield home
+    shutil.rmtree(home, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def services(service_home: Path) -> Iterator[Services]:
+    redis_url = os.environ.get("REDIS_URL") or start_redis(service_home)
+    database_url = os.environ.get("DATABASE_URL") or start_postgres(service_home)
+    yield Services(redis_url=redis_url, database_url=database_url)
+    if not os.environ.get("REDIS_URL"):
+        stop_redis(service_home)
+    if not os.environ.get("DATABASE_URL"):
+        stop_postgres(service_home)
+
+
+def database_with_name(url: str, name: str) -> str:
+    return make_conninfo(url, dbname=name)
+
+
+@pytest.fixture
+def fresh_database(services: Services) -> Iterator[str]:
+    """A new, empty database on the session's server; dropped afterwards."""
+    name = f"segcite_test_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(services.database_url, autocommit=True) as conn:
+        conn.execute(f'create database "{name}"')
+    yield database_with_name(services.database_url, name)
+    with psycopg.connect(services.database_url, autocommit=True) as conn:
+        conn.execute(f'drop database if exists "{name}" with (force)')
+
+
+def service_env(services: Services, home: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SEGCITE_", "FLOWER_"))}
+    env.update(REDIS_URL=services.redis_url, DATABASE_URL=services.database_url, SEGCITE_HOME=str(home))
+    env.update(extra)
+    return env
+
+
+def wait_for(predicate, *, timeout: float, what: str, interval: float = 0.1):
+    deadline = time.monotonic() + timeout
+    while True:
+        result = predicate()
+        if result:
+            return result
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        time.sleep(interval)
+
+
+class WorkerProcess:
+    """A real `celery worker` subprocess on the test services."""
+
+    def __init__(self, env: dict[str, str], log: Path, queues: str = "ingest,query", concurrency: int = 2):
+        self.log = log
+        argv = [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "worker.app",
+            "worker",
+            "-Q",
+            queues,
+            "-c",
+            str(concurrency),
+            "-E",
+            "-l",
+            "INFO",
+            "-n",
+            f"test-{uuid.uuid4().hex[:6]}@%h",
+        ]
+        self.proc = subprocess.Popen(
+            argv, env=env, cwd=REPO, stdout=log.open("ab"), stderr=subprocess.STDOUT, start_new_session=True
+        )
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, 9)
+                self.proc.wait(10)
+
+
+@pytest.fixture(scope="session")
+def celery_app(services: Services, service_home: Path):
+    """The app as a client sees it, pointed at the test services."""
+    from worker.app import make_celery
+    from worker.settings import Settings
+
+    app = make_celery(
+        Settings(redis_url=services.redis_url, database_url=services.database_url, segcite_home=service_home)
+    )
+    app.loader.import_default_modules()
+    return app
+
+
+@pytest.fixture(scope="session")
+def celery_worker(services: Services, service_home: Path, celery_app) -> Iterator[WorkerProcess]:
+    worker = WorkerProcess(service_env(services, service_home), service_home / "worker.log")
+    try:
+        wait_for(lambda: _pings(celery_app), timeout=60, what=f"the worker (log: {worker.log})", interval=0.5)
+        yield worker
+    finally:
+        worker.stop()
+
+
+def _pings(app) -> bool:
+    try:
+        return bool(app.send_task("segcite.ping").get(timeout=2))
+    except Exception:
+        return False

@@ -1,0 +1,170 @@
+import psycopg
+import pytest
+
+from worker.migrate import apply_migrations, migration_files
+
+EXPECTED_COLUMNS = {
+    "documents": {
+        "id",
+        "workspace_id",
+        "filename",
+        "status",
+        "docai_raw_r2_key",
+        "page_count",
+        "segment_count",
+        "error",
+        "progress",
+        "created_at",
+        "updated_at",
+    },
+    "document_segments": {
+        "document_id",
+        "segment_index",
+        "workspace_id",
+        "page_idx",
+        "kind",
+        "text",
+        "char_start",
+        "char_end",
+        "bbox",
+    },
+    "conversations": {"id", "workspace_id"},
+    "messages": {
+        "id",
+        "conversation_id",
+        "role",
+        "reply_to",
+        "content",
+        "status",
+        "metadata",
+        "error",
+        "created_at",
+        "updated_at",
+    },
+}
+
+
+def columns(conn: psycopg.Connection, table: str) -> set[str]:
+    rows = conn.execute(
+        "select column_name from information_schema.columns where table_schema='public' and table_name=%s",
+        (table,),
+    ).fetchall()
+    return {r[0] for r in rows}
+
+
+def schema_snapshot(conn: psycopg.Connection) -> list[tuple]:
+    return conn.execute(
+        "select table_name, column_name, data_type, is_nullable, column_default "
+        "from information_schema.columns where table_schema='public' order by 1, 2"
+    ).fetchall()
+
+
+def test_migrations_apply_twice_without_change(fresh_database: str) -> None:
+    first = apply_migrations(fresh_database)
+    assert first == [p.name for p in migration_files()]
+    with psycopg.connect(fresh_database) as conn:
+        before = schema_snapshot(conn)
+    assert apply_migrations(fresh_database) == []
+    with psycopg.connect(fresh_database) as conn:
+        assert schema_snapshot(conn) == before
+        assert conn.execute("select count(*) from segcite_migrations").fetchone()[0] == len(first)
+        for table, expected in EXPECTED_COLUMNS.items():
+            assert expected <= columns(conn, table), table
+
+
+def test_constraints_of_the_data_model(fresh_database: str) -> None:
+    apply_migrations(fresh_database)
+    with psycopg.connect(fresh_database, autocommit=True) as conn:
+        doc = conn.execute(
+            "insert into documents (workspace_id, filename) values (gen_random_uuid(), 'a.json') "
+            "returning id, status, progress"
+        ).fetchone()
+        assert doc[1] == "uploaded" and doc[2] == 0
+        with pytest.raises(psycopg.errors.CheckViolation):
+            conn.execute("update documents set status = 'bogus' where id = %s", (doc[0],))
+        with pytest.raises(psycopg.errors.CheckViolation):
+            conn.execute("update documents set progress = 1.5 where id = %s", (doc[0],))
+        insert_segment = (
+            "insert into document_segments (document_id, segment_index, workspace_id, page_idx, kind, text) "
+            "select id, 0, workspace_id, 0, 'paragraph', 'Hello world' from documents where id = %s"
+        )
+        conn.execute(insert_segment, (doc[0],))
+        with pytest.raises(psycopg.errors.UniqueViolation):
+            conn.execute(insert_segment, (doc[0],))
+        found = conn.execute(
+            "select segment_index from document_segments where tsv @@ plainto_tsquery('simple', 'hello')"
+        ).fetchall()
+        assert found == [(0,)]
+        # Segments go with their document.
+        conn.execute("delete from documents where id = %s", (doc[0],))
+        assert conn.execute("select count(*) from document_segments").fetchone()[0] == 0
+
+        conv = conn.execute(
+            "insert into conversations (workspace_id) values (gen_random_uuid()) returning id"
+        )
+        conv_id = conv.fetchone()[0]
+        with pytest.raises(psycopg.errors.CheckViolation):
+            conn.execute("insert into messages (conversation_id, role) values (%s, 'system')", (conv_id,))
+        msg = conn.execute(
+            "insert into messages (conversation_id, role, content) values (%s, 'user', 'hi') "
+            "returning id, status, metadata, updated_at",
+            (conv_id,),
+        ).fetchone()
+        assert msg[1] == "pending" and msg[2] == {}
+        updated = conn.execute(
+            "update messages set status = 'done' where id = %s returning updated_at", (msg[0],)
+        ).fetchone()
+        assert updated[0] >= msg[3]
+
+
+def test_supabase_parts_apply_where_supabase_pieces_exist(fresh_database: str) -> None:
+    """Stand-ins for Supabase's `authenticated` role, `auth.uid()`, realtime schema and publication."""
+    with psycopg.connect(fresh_database, autocommit=True) as conn:
+        conn.execute(
+            """
+            do $$ begin
+                if not exists (select 1 from pg_roles where rolname = 'authenticated') then
+                    create role authenticated nologin;
+                end if;
+            end $$;
+            create schema auth;
+            create function auth.uid() returns uuid language sql stable as $f$ select null::uuid $f$;
+            create schema realtime;
+            create table realtime.messages (topic text, payload jsonb);
+            create function realtime.topic() returns text language sql stable as $f$ select ''::text $f$;
+            create publication supabase_realtime;
+            """
+        )
+    apply_migrations(fresh_database)
+    apply_migrations(fresh_database)  # still idempotent with the guarded parts active
+    with psycopg.connect(fresh_database) as conn:
+        policies = conn.execute(
+            "select schemaname, tablename, policyname from pg_policies order by 1, 2"
+        ).fetchall()
+        published = conn.execute(
+            "select tablename from pg_publication_tables where pubname = 'supabase_realtime' order by 1"
+        ).fetchall()
+        rls = conn.execute(
+            "select relname from pg_class where relrowsecurity and relnamespace = 'public'::regnamespace "
+            "order by 1"
+        ).fetchall()
+    assert ("public", "documents", "workspace members") in policies
+    assert ("public", "messages", "workspace members") in policies
+    assert ("public", "workspace_members", "members read own") in policies
+    assert ("realtime", "messages", "segcite members receive") in policies
+    assert len(policies) == 6
+    assert published == [("documents",), ("messages",)]
+    assert [r[0] for r in rls] == [
+        "conversations",
+        "document_segments",
+        "documents",
+        "messages",
+        "workspace_members",
+    ]
+
+
+def test_plain_postgres_gets_rls_but_no_policies(fresh_database: str) -> None:
+    apply_migrations(fresh_database)
+    with psycopg.connect(fresh_database) as conn:
+        assert conn.execute("select count(*) from pg_policies where schemaname='public'").fetchone()[0] == 0
+        assert conn.execute("select relrowsecurity from pg_class where relname='documents'").fetchone()[0]

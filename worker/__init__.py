@@ -1,0 +1,1 @@
+"""Composition root: Celery app and tasks, settings, adapters, embedded servers, CLI."""

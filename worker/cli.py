@@ -1,0 +1,185 @@
+"""`segcite` command line. Errors are one line on stderr and a non-zero exit, never a traceback."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from worker.embedded import EmbeddedServiceError, Services, resolve_services, stop_postgres, stop_redis
+from worker.settings import Settings, SettingsError, load_settings
+
+
+class UserError(click.ClickException):
+    """An error a user can act on: printed as one line, exit 2."""
+
+    exit_code = 2
+
+    def show(self, file=None) -> None:
+        click.echo(f"error: {self.format_message()}", err=True)
+
+
+class SegciteGroup(click.Group):
+    """Turns the errors a user can act on into one line; anything else still prints one line."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.Abort, KeyboardInterrupt):
+            raise
+        except (SettingsError, EmbeddedServiceError) as exc:
+            raise UserError(str(exc)) from None
+        except Exception as exc:  # last resort: one line, the type tells a developer where to look
+            if os.environ.get("SEGCITE_DEBUG"):
+                raise
+            click.echo(f"error: {type(exc).__name__}: {exc}".splitlines()[0], err=True)
+            sys.exit(1)
+
+
+def _settings() -> Settings:
+    return load_settings()
+
+
+def _services(settings: Settings) -> Services:
+    return resolve_services(settings, start=True)
+
+
+def _child_env(services: Services) -> dict[str, str]:
+    """Environment for a child process: the resolved services become explicit URLs."""
+    return {**os.environ, "REDIS_URL": services.redis_url, "DATABASE_URL": services.database_url}
+
+
+@click.group(cls=SegciteGroup, context_settings={"help_option_names": ["-h", "--help"]})
+def main() -> None:
+    """segcite: Document AI JSON in, answers with segment-level citations out."""
+
+
+@main.command()
+def config() -> None:
+    """Print the effective settings (secrets masked)."""
+    settings = _settings()
+    for name, value in settings.masked().items():
+        click.echo(f"{name}={value}")
+
+
+@main.group()
+def db() -> None:
+    """Database commands."""
+
+
+@db.command("migrate")
+def db_migrate() -> None:
+    """Apply the SQL migrations (idempotent)."""
+    from worker.migrate import apply_migrations
+
+    services = _services(_settings())
+    applied = apply_migrations(services.database_url)
+    click.echo(f"applied {len(applied)} migration(s)" + (f": {', '.join(applied)}" if applied else ""))
+
+
+def _worker_argv(queues: str, concurrency: int | None, loglevel: str) -> list[str]:
+    argv = [sys.executable, "-m", "celery", "-A", "worker.app", "worker", "-Q", queues, "-E", "-l", loglevel]
+    if concurrency:
+        argv += ["-c", str(concurrency)]
+    return argv
+
+
+@main.command()
+@click.option("-Q", "--queues", default="ingest,query", show_default=True, help="Queues to consume.")
+@click.option("-c", "--concurrency", type=click.IntRange(1, 64), default=None, help="Worker processes.")
+@click.option("-l", "--loglevel", default="INFO", show_default=True)
+def worker(queues: str, concurrency: int | None, loglevel: str) -> None:
+    """Run a Celery worker (embedded services are started when no URL is configured)."""
+    from worker.migrate import apply_migrations
+
+    settings = _settings()
+    services = _services(settings)
+    apply_migrations(services.database_url)
+    os.execve(sys.executable, _worker_argv(queues, concurrency, loglevel), _child_env(services))
+
+
+def _flower_argv(settings: Settings, port: int) -> list[str]:
+    argv = [sys.executable, "-m", "celery", "-A", "worker.app", "flower", f"--port={port}"]
+    if settings.flower_basic_auth:
+        argv.append(f"--basic-auth={settings.flower_basic_auth.get_secret_value()}")
+    return argv
+
+
+@main.command()
+@click.option("--port", type=click.IntRange(1, 65535), default=None, help="Default: FLOWER_PORT.")
+def flower(port: int | None) -> None:
+    """Run Flower, Celery's monitor (basic auth from FLOWER_BASIC_AUTH)."""
+    settings = _settings()
+    if not settings.flower_basic_auth:
+        click.echo(
+            "warning: FLOWER_BASIC_AUTH is not set; Flower is open to anyone who can reach it", err=True
+        )
+    services = _services(settings)
+    argv = _flower_argv(settings, port or settings.flower_port)
+    os.execve(sys.executable, argv, _child_env(services))
+
+
+def _worker_pidfile(settings: Settings) -> Path:
+    return settings.home / "worker.pid"
+
+
+def _running_pid(pidfile: Path) -> int | None:
+    try:
+        pid = int(pidfile.read_text().strip())
+        os.kill(pid, 0)
+    except (FileNotFoundError, ValueError, ProcessLookupError, PermissionError):
+        return None
+    return pid
+
+
+@main.command()
+def up() -> None:
+    """Start the embedded services and a worker in the background."""
+    from worker.migrate import apply_migrations
+
+    settings = _settings()
+    services = _services(settings)
+    apply_migrations(services.database_url)
+    pidfile = _worker_pidfile(settings)
+    pid = _running_pid(pidfile)
+    if pid is None:
+        log = (settings.home / "worker.log").open("ab")
+        proc = subprocess.Popen(
+            _worker_argv("ingest,query", None, "INFO"),
+            env=_child_env(services), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )  # fmt: skip
+        pidfile.write_text(str(proc.pid))
+        pid = proc.pid
+    click.echo(f"redis:    {services.redis_url}")
+    click.echo(f"postgres: {services.database_url}")
+    click.echo(f"worker:   pid {pid}, log {settings.home / 'worker.log'}")
+
+
+@main.command()
+def down() -> None:
+    """Stop the background worker and the embedded services."""
+    settings = _settings()
+    pidfile = _worker_pidfile(settings)
+    pid = _running_pid(pidfile)
+    if pid is not None:
+        os.killpg(pid, signal.SIGTERM)  # warm shutdown: running tasks finish or are requeued (acks_late)
+        deadline = time.monotonic() + 60
+        while _running_pid(pidfile) is not None and time.monotonic() < deadline:
+            time.sleep(0.2)
+        if _running_pid(pidfile) is not None:
+            os.killpg(pid, signal.SIGKILL)
+        click.echo(f"worker stopped (pid {pid})")
+    pidfile.unlink(missing_ok=True)
+    home = settings.home
+    click.echo("redis stopped" if stop_redis(home) else "redis was not running")
+    click.echo("postgres stopped" if stop_postgres(home) else "postgres was not running")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,46 @@
+"""Apply `migrations/*.sql` in order, once each, recorded in `segcite_migrations`."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import psycopg
+
+MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
+# Any constant works; it only has to be the same for every process that migrates.
+_ADVISORY_LOCK_KEY = 0x5E6C17E
+
+
+def migration_files(folder: Path = MIGRATIONS_DIR) -> list[Path]:
+    files = sorted(folder.glob("*.sql"))
+    if not files:
+        raise FileNotFoundError(f"no migrations found in {folder}")
+    return files
+
+
+def apply_migrations(database_url: str, folder: Path = MIGRATIONS_DIR) -> list[str]:
+    """Apply the migrations not applied yet; returns their names. Safe to run concurrently and twice."""
+    applied_now: list[str] = []
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        conn.execute(
+            "create table if not exists segcite_migrations ("
+            " name text primary key, sha256 text not null, applied_at timestamptz not null default now())"
+        )
+        for path in migration_files(folder):
+            sql = path.read_text(encoding="utf-8")
+            with conn.transaction():
+                # Serializes concurrent `migrate` runs (several workers starting at once).
+                conn.execute("select pg_advisory_xact_lock(%s)", (_ADVISORY_LOCK_KEY,))
+                done = conn.execute(
+                    "select 1 from segcite_migrations where name = %s", (path.name,)
+                ).fetchone()
+                if done:
+                    continue
+                conn.execute(sql)  # no parameters: psycopg sends the whole script in one simple query
+                conn.execute(
+                    "insert into segcite_migrations (name, sha256) values (%s, %s)",
+                    (path.name, hashlib.sha256(sql.encode()).hexdigest()),
+                )
+            applied_now.append(path.name)
+    return applied_now

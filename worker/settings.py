@@ -1,0 +1,130 @@
+"""Settings from the environment and `.env` (pydantic-settings).
+
+Field names are the environment variables, lower-cased, so `REDIS_URL` is `settings.redis_url`.
+Every field is documented in the README's configuration table.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+from urllib.parse import urlsplit
+
+from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class SettingsError(ValueError):
+    """A setting has a bad value; the message names the variable."""
+
+
+def _check_url(value: str | None, schemes: tuple[str, ...]) -> str | None:
+    if value is None or value == "":
+        return None
+    parts = urlsplit(value)
+    if parts.scheme not in schemes:
+        raise ValueError(f"must start with {' or '.join(s + '://' for s in schemes)}, got {value!r}")
+    if parts.scheme in ("http", "https") and not parts.hostname:
+        raise ValueError(f"has no host: {value!r}")
+    return value
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+
+    segcite_home: Path = Path(".segcite")
+    redis_url: str | None = None
+    database_url: str | None = None
+    segcite_store: Literal["postgres", "supabase"] = "postgres"
+    supabase_url: str | None = None
+    supabase_service_role_key: SecretStr | None = None
+
+    r2_endpoint_url: str | None = None
+    r2_account_id: str | None = None
+    r2_access_key_id: str | None = None
+    r2_secret_access_key: SecretStr | None = None
+    r2_bucket: str | None = None
+
+    segcite_llm_provider: Literal["extractive", "openai"] = "extractive"
+    openai_base_url: str | None = None
+    openai_api_key: SecretStr | None = None
+    segcite_llm_model: str = "gpt-4o-mini"
+    segcite_llm_timeout: float = Field(60.0, gt=0)
+    segcite_embedding_provider: Literal["hash", "openai"] = "hash"
+    segcite_embedding_model: str = "text-embedding-3-small"
+    segcite_embedding_dim: int = Field(1024, ge=8, le=4096)
+
+    segcite_rag_mode: Literal["naive", "mix"] = "naive"
+    segcite_top_k: int = Field(12, ge=1, le=200)
+    segcite_max_chars: int = Field(1200, ge=200, le=8000)
+
+    segcite_task_soft_time_limit: int = Field(900, ge=10)
+    segcite_task_time_limit: int = Field(960, ge=15)
+    segcite_max_redeliveries: int = Field(3, ge=1)
+
+    flower_basic_auth: SecretStr | None = None
+    flower_port: int = Field(5555, ge=1, le=65535)
+
+    @field_validator("redis_url")
+    @classmethod
+    def _redis_url(cls, v: str | None) -> str | None:
+        return _check_url(v, ("redis", "rediss", "redis+socket", "unix"))
+
+    @field_validator("database_url")
+    @classmethod
+    def _database_url(cls, v: str | None) -> str | None:
+        return _check_url(v, ("postgres", "postgresql"))
+
+    @field_validator("supabase_url", "openai_base_url", "r2_endpoint_url")
+    @classmethod
+    def _http_url(cls, v: str | None) -> str | None:
+        return _check_url(v, ("http", "https"))
+
+    @field_validator("flower_basic_auth")
+    @classmethod
+    def _basic_auth(cls, v: SecretStr | None) -> SecretStr | None:
+        if v is not None and ":" not in v.get_secret_value():
+            raise ValueError("must be user:password")
+        return v
+
+    @property
+    def visibility_timeout(self) -> int:
+        """Redis redelivers an unacked task after this; it must exceed the longest task (design §7)."""
+        return self.segcite_task_time_limit * 2 + 60
+
+    @property
+    def home(self) -> Path:
+        return self.segcite_home.expanduser().resolve()
+
+    def masked(self) -> dict[str, str]:
+        """Effective settings for display: secrets show only their last 4 characters."""
+        shown: dict[str, str] = {}
+        for name in type(self).model_fields:
+            value = getattr(self, name)
+            if isinstance(value, SecretStr):
+                secret = value.get_secret_value()
+                value = "****" + secret[-4:] if len(secret) >= 12 else "****"
+            elif name.endswith("_url") and value:
+                value = _mask_url_password(value)
+            shown[name.upper()] = "" if value is None else str(value)
+        return shown
+
+
+def _mask_url_password(url: str) -> str:
+    parts = urlsplit(url)
+    if not parts.password:
+        return url
+    return url.replace(f":{parts.password}@", ":****@", 1)
+
+
+def load_settings() -> Settings:
+    """Read the settings; a bad value raises SettingsError naming the variable in one line."""
+    try:
+        return Settings()
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        variable = str(err["loc"][0]).upper() if err["loc"] else "settings"
+        message = err["msg"].removeprefix("Value error, ")
+        got = err.get("input")
+        suffix = f" (got {got!r})" if isinstance(got, str) and "got " not in message else ""
+        raise SettingsError(f"{variable}: {message}{suffix}") from None
