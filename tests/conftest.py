@@ -25,9 +25,7 @@ FIXTURES = REPO.parent / "shared" / "fixtures" / "docai"
 @pytest.fixture(scope="session")
 def docai_dir() -> Path:
     if not FIXTURES.is_dir():
-        pytest.skip(
-            f"Document AI fixtures not found at {FIXTURES} (they live in ../shared, outside the repo)"
-        )
+        pytest.skip(f"Document AI fixtures not found at {FIXTURES} (they live in ../shared, outside the repo)")
     return FIXTURES
 
 

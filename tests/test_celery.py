@@ -29,9 +29,7 @@ def test_app_settings_of_design_section_7(celery_app) -> None:
     assert conf.task_acks_late and conf.task_reject_on_worker_lost and conf.task_track_started
     assert conf.worker_prefetch_multiplier == 1
     assert conf.worker_send_task_events
-    assert (
-        conf.broker_transport_options["visibility_timeout"] > conf.task_time_limit > conf.task_soft_time_limit
-    )
+    assert conf.broker_transport_options["visibility_timeout"] > conf.task_time_limit > conf.task_soft_time_limit
     assert {q.name for q in conf.task_queues} == {INGEST_QUEUE, QUERY_QUEUE}
     assert conf.task_routes["segcite.ingest_document"]["queue"] == INGEST_QUEUE
     assert conf.task_routes["segcite.answer_message"]["queue"] == QUERY_QUEUE

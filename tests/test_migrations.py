@@ -99,9 +99,7 @@ def test_constraints_of_the_data_model(fresh_database: str) -> None:
         conn.execute("delete from documents where id = %s", (doc[0],))
         assert conn.execute("select count(*) from document_segments").fetchone()[0] == 0
 
-        conv = conn.execute(
-            "insert into conversations (workspace_id) values (gen_random_uuid()) returning id"
-        )
+        conv = conn.execute("insert into conversations (workspace_id) values (gen_random_uuid()) returning id")
         conv_id = conv.fetchone()[0]
         with pytest.raises(psycopg.errors.CheckViolation):
             conn.execute("insert into messages (conversation_id, role) values (%s, 'system')", (conv_id,))
@@ -138,15 +136,12 @@ def test_supabase_parts_apply_where_supabase_pieces_exist(fresh_database: str) -
     apply_migrations(fresh_database)
     apply_migrations(fresh_database)  # still idempotent with the guarded parts active
     with psycopg.connect(fresh_database) as conn:
-        policies = conn.execute(
-            "select schemaname, tablename, policyname from pg_policies order by 1, 2"
-        ).fetchall()
+        policies = conn.execute("select schemaname, tablename, policyname from pg_policies order by 1, 2").fetchall()
         published = conn.execute(
             "select tablename from pg_publication_tables where pubname = 'supabase_realtime' order by 1"
         ).fetchall()
         rls = conn.execute(
-            "select relname from pg_class where relrowsecurity and relnamespace = 'public'::regnamespace "
-            "order by 1"
+            "select relname from pg_class where relrowsecurity and relnamespace = 'public'::regnamespace order by 1"
         ).fetchall()
     assert ("public", "documents", "workspace members") in policies
     assert ("public", "messages", "workspace members") in policies

@@ -116,9 +116,7 @@ def flower(port: int | None) -> None:
     """Run Flower, Celery's monitor (basic auth from FLOWER_BASIC_AUTH)."""
     settings = _settings()
     if not settings.flower_basic_auth:
-        click.echo(
-            "warning: FLOWER_BASIC_AUTH is not set; Flower is open to anyone who can reach it", err=True
-        )
+        click.echo("warning: FLOWER_BASIC_AUTH is not set; Flower is open to anyone who can reach it", err=True)
     services = _services(settings)
     argv = _flower_argv(settings, port or settings.flower_port)
     os.execve(sys.executable, argv, _child_env(services))

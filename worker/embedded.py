@@ -6,6 +6,7 @@ Both run detached under `$SEGCITE_HOME`, so they outlive one CLI command and are
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import time
 import warnings
@@ -79,10 +80,8 @@ def stop_redis(home: Path) -> bool:
     sock = redis_socket(home)
     if not _redis_alive(sock):
         return False
-    try:
+    with contextlib.suppress(redis.ConnectionError):  # the server closes the connection as it exits
         redis.Redis(unix_socket_path=str(sock), socket_timeout=5).shutdown()
-    except redis.ConnectionError:
-        pass  # the server closes the connection as it exits
     return True
 
 

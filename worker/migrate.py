@@ -32,9 +32,7 @@ def apply_migrations(database_url: str, folder: Path = MIGRATIONS_DIR) -> list[s
             with conn.transaction():
                 # Serializes concurrent `migrate` runs (several workers starting at once).
                 conn.execute("select pg_advisory_xact_lock(%s)", (_ADVISORY_LOCK_KEY,))
-                done = conn.execute(
-                    "select 1 from segcite_migrations where name = %s", (path.name,)
-                ).fetchone()
+                done = conn.execute("select 1 from segcite_migrations where name = %s", (path.name,)).fetchone()
                 if done:
                     continue
                 conn.execute(sql)  # no parameters: psycopg sends the whole script in one simple query
