@@ -59,6 +59,37 @@ def main() -> None:
     """segcite: Document AI JSON in, answers with segment-level citations out."""
 
 
+def _read_inputs(files: tuple[Path, ...]) -> list[bytes]:
+    """Files as given; a folder stands for the JSON files in it (the shards of one document)."""
+    paths: list[Path] = []
+    for path in files:
+        paths.extend(sorted(path.glob("*.json")) if path.is_dir() else [path])
+    if not paths:
+        raise UserError("no JSON files found in " + ", ".join(str(f) for f in files))
+    return [p.read_bytes() for p in paths]
+
+
+@main.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option("--document-id", required=True, help="Id of the document; segment ids are <id>:<index>.")
+@click.option("--max-chars", type=click.IntRange(20, 100_000), default=None, help="Default: SEGCITE_MAX_CHARS.")
+def segments(files: tuple[Path, ...], document_id: str, max_chars: int | None) -> None:
+    """Print the segments of one document (several files = its shards) as JSON lines."""
+    import orjson
+
+    from ingest import InvalidDocument, build_segments
+
+    limit = max_chars or _settings().segcite_max_chars
+    try:
+        built = build_segments(_read_inputs(files), document_id, max_chars=limit)
+    except InvalidDocument as exc:
+        raise UserError(str(exc)) from None
+    out = sys.stdout.buffer
+    for segment in built:
+        out.write(orjson.dumps(segment.to_dict()) + b"\n")
+    out.flush()
+
+
 @main.command()
 def config() -> None:
     """Print the effective settings (secrets masked)."""

@@ -1,0 +1,75 @@
+"""The plain data ingest produces: segments, and the one error it raises."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+SegmentKind = Literal["paragraph", "heading", "table", "list", "text"]
+
+
+class InvalidDocument(ValueError):
+    """The input is not a Document AI document segcite can read; the message says what to do."""
+
+
+@dataclass(frozen=True, slots=True)
+class BBox:
+    """Normalized (0..1) bounding box on the segment's page."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+    def union(self, other: BBox | None) -> BBox:
+        if other is None:
+            return self
+        return BBox(min(self.x0, other.x0), min(self.y0, other.y0), max(self.x1, other.x1), max(self.y1, other.y1))
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    document_id: str
+    segment_index: int
+    page_idx: int
+    kind: SegmentKind
+    text: str
+    char_start: int | None
+    char_end: int | None
+    bbox: BBox | None
+
+    @property
+    def segment_id(self) -> str:
+        return make_segment_id(self.document_id, self.segment_index)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form of design §3 (also one line of `segcite segments`)."""
+        return {
+            "segment_id": self.segment_id,
+            "document_id": self.document_id,
+            "segment_index": self.segment_index,
+            "page_idx": self.page_idx,
+            "kind": self.kind,
+            "text": self.text,
+            "char_start": self.char_start,
+            "char_end": self.char_end,
+            "bbox": asdict(self.bbox) if self.bbox else None,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Segment:
+        bbox = data.get("bbox")
+        return cls(
+            document_id=str(data["document_id"]),
+            segment_index=int(data["segment_index"]),
+            page_idx=int(data["page_idx"]),
+            kind=data.get("kind", "text"),
+            text=data["text"],
+            char_start=data.get("char_start"),
+            char_end=data.get("char_end"),
+            bbox=BBox(**bbox) if bbox else None,
+        )
+
+
+def make_segment_id(document_id: str, segment_index: int) -> str:
+    return f"{document_id}:{segment_index}"
