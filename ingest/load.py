@@ -12,15 +12,14 @@ from typing import Any
 import msgspec
 
 from ingest.model import InvalidDocument
-from ingest.schema import Schema, schema_for_bytes, schema_for_dict
-
-_LAYOUT_KEYS = ("documentLayout", "document_layout")
+from ingest.schema import Schema, schema_for_bytes
 
 
 @dataclass(frozen=True)
 class Shard:
     doc: Any  # a schema.Document struct
     text_offset: int  # global offset of this shard's text[0]
+    schema: Schema  # the spelling it was decoded with, for its lazily decoded parts
 
 
 @dataclass(frozen=True)
@@ -33,12 +32,12 @@ class LoadedDocument:
 def load_document(docai: Any) -> LoadedDocument:
     items = _as_items(docai)
     decoded = [_decode_one(item, position, len(items)) for position, item in enumerate(items)]
-    layouts = [layout for _, layout in decoded if layout is not None]
+    layouts = [layout for _, _, layout in decoded if layout is not None]
     if layouts:
         if len(decoded) > 1:
             raise InvalidDocument("Layout Parser output (documentLayout) comes as one file; got several")
         return LoadedDocument(shards=[], text="", layout=layouts[0])
-    shards = _order_shards([doc for doc, _ in decoded])
+    shards = _order_shards([(doc, schema) for doc, schema, _ in decoded])
     return LoadedDocument(shards=shards, text="".join(s.doc.text for s in shards), layout=None)
 
 
@@ -58,18 +57,19 @@ def _where(position: int, count: int) -> str:
     return f"file {position + 1} of {count}: " if count > 1 else ""
 
 
-def _decode_one(item: Any, position: int, count: int) -> tuple[Any, dict[str, Any] | None]:
+def _decode_one(item: Any, position: int, count: int) -> tuple[Any, Schema, dict[str, Any] | None]:
     where = _where(position, count)
     if isinstance(item, str):
         item = item.encode()
     if isinstance(item, bytes | bytearray | memoryview):
         return _decode_bytes(bytes(item), where)
     if isinstance(item, dict):
-        return _decode_dict(item, where)
+        # One decoding path for every input: dicts are rare (tests, callers that parsed already).
+        return _decode_bytes(msgspec.json.encode(item), where)
     raise InvalidDocument(f"{where}expected JSON bytes or a dict, got a {type(item).__name__}")
 
 
-def _decode_bytes(data: bytes, where: str) -> tuple[Any, dict[str, Any] | None]:
+def _decode_bytes(data: bytes, where: str) -> tuple[Any, Schema, dict[str, Any] | None]:
     if not data.strip():
         raise InvalidDocument(f"{where}the file is empty; expected Document AI JSON")
     schema = schema_for_bytes(data)
@@ -81,21 +81,7 @@ def _decode_bytes(data: bytes, where: str) -> tuple[Any, dict[str, Any] | None]:
         raise InvalidDocument(f"{where}not valid JSON ({exc}); expected Document AI JSON") from None
     layout = msgspec.json.decode(doc.document_layout) if len(doc.document_layout) else None
     _check_shape(doc, layout, where, lambda: sorted(msgspec.json.decode(data)))
-    return doc, layout
-
-
-def _decode_dict(item: dict[str, Any], where: str) -> tuple[Any, dict[str, Any] | None]:
-    schema: Schema = schema_for_dict(item)
-    layout = next((item[k] for k in _LAYOUT_KEYS if isinstance(item.get(k), dict)), None)
-    plain = {k: v for k, v in item.items() if k not in (*_LAYOUT_KEYS, "document")}
-    try:
-        doc = msgspec.convert(plain, type=schema.document, strict=False)
-    except msgspec.ValidationError as exc:
-        raise InvalidDocument(f"{where}{_shape_message(exc)}") from None
-    if "document" in item:
-        doc = msgspec.structs.replace(doc, document=msgspec.Raw(b"{}"))
-    _check_shape(doc, layout, where, lambda: sorted(item))
-    return doc, layout
+    return doc, schema, layout
 
 
 def _shape_message(exc: msgspec.ValidationError) -> str:
@@ -122,13 +108,15 @@ def _check_shape(doc: Any, layout: dict[str, Any] | None, where: str, keys) -> N
     )
 
 
-def _order_shards(docs: list[Any]) -> list[Shard]:
+def _order_shards(decoded: list[tuple[Any, Schema]]) -> list[Shard]:
+    docs = [doc for doc, _ in decoded]
+    schemas = {id(doc): schema for doc, schema in decoded}
     counts = {d.shard_info.shard_count for d in docs if d.shard_info and d.shard_info.shard_count}
     if len(counts) > 1:
         raise InvalidDocument(f"shards disagree on shardCount ({sorted(counts)}); they are not from one document")
     expected = counts.pop() if counts else 1
     if len(docs) == 1 and expected <= 1:
-        return [Shard(doc=docs[0], text_offset=0)]
+        return [Shard(doc=docs[0], text_offset=0, schema=decoded[0][1])]
     by_index: dict[int, Any] = {}
     for doc in docs:
         index = doc.shard_info.shard_index if doc.shard_info else 0
@@ -152,6 +140,6 @@ def _order_shards(docs: list[Any]) -> list[Shard]:
                 f"shard {index} says its text starts at {declared}, but the shards before it hold {offset} "
                 "characters; the shards are not from one document"
             )
-        shards.append(Shard(doc=doc, text_offset=offset))
+        shards.append(Shard(doc=doc, text_offset=offset, schema=schemas[id(doc)]))
         offset += len(doc.text)
     return shards

@@ -11,7 +11,6 @@ are built twice, once per spelling. `strict=False` decoding accepts int64 fields
 # see their annotations as real types, not as strings to resolve in module globals.
 
 from dataclasses import dataclass
-from typing import Any
 
 import msgspec
 
@@ -19,7 +18,8 @@ import msgspec
 @dataclass(frozen=True)
 class Schema:
     document: type
-    rename: str | None
+    elements: msgspec.json.Decoder  # for `blocks` / `lines`, decoded only when a page has no paragraphs
+    bounding_poly: msgspec.json.Decoder
 
 
 def _build(rename: str | None) -> Schema:
@@ -43,7 +43,7 @@ def _build(rename: str | None) -> Schema:
 
     class Layout(Base):
         text_anchor: TextAnchor | None = None
-        bounding_poly: BoundingPoly | None = None
+        bounding_poly: msgspec.Raw = msgspec.Raw()  # decoded only for the elements a segment uses
 
     class Element(Base):  # a block, paragraph, line or table cell
         layout: Layout | None = None
@@ -64,9 +64,10 @@ def _build(rename: str | None) -> Schema:
         page_number: int = 0
         dimension: Dimension | None = None
         layout: Layout | None = None
-        blocks: list[Element] = []
         paragraphs: list[Element] = []
-        lines: list[Element] = []
+        # Fallback sources, kept raw: most pages have paragraphs, and decoding all three levels triples the work.
+        blocks: msgspec.Raw = msgspec.Raw()
+        lines: msgspec.Raw = msgspec.Raw()
         tables: list[Table] = []
 
     class ShardInfo(Base):
@@ -82,24 +83,23 @@ def _build(rename: str | None) -> Schema:
         document_layout: msgspec.Raw = msgspec.Raw()
         document: msgspec.Raw = msgspec.Raw()
 
-    return Schema(document=Document, rename=rename)
+    return Schema(
+        document=Document,
+        elements=msgspec.json.Decoder(list[Element], strict=False),
+        bounding_poly=msgspec.json.Decoder(BoundingPoly, strict=False),
+    )
 
 
 CAMEL = _build("camel")
 SNAKE = _build(None)
 
-# Keys that only the snake_case spelling has; any one of them decides. Searched as bytes (memchr-fast).
 _SNAKE_MARKERS = (b'"text_anchor"', b'"page_number"', b'"shard_info"', b'"document_layout"')
+_CAMEL_MARKER = b'"textAnchor"'
 
 
 def schema_for_bytes(data: bytes) -> Schema:
-    return SNAKE if any(marker in data for marker in _SNAKE_MARKERS) else CAMEL
-
-
-def schema_for_dict(doc: dict[str, Any]) -> Schema:
-    if "shard_info" in doc or "document_layout" in doc:
-        return SNAKE
-    pages = doc.get("pages") or []
-    first = pages[0] if pages and isinstance(pages[0], dict) else {}
-    layout = first.get("layout") if isinstance(first.get("layout"), dict) else {}
-    return SNAKE if "page_number" in first or "text_anchor" in layout else CAMEL
+    """camelCase unless a snake_case-only key comes before the first `"textAnchor"` (memchr-fast searches;
+    a camelCase file stops the search early, after its `text`)."""
+    first_camel = data.find(_CAMEL_MARKER)
+    end = len(data) if first_camel < 0 else first_camel
+    return SNAKE if any(data.find(marker, 0, end) >= 0 for marker in _SNAKE_MARKERS) else CAMEL

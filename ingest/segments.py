@@ -10,6 +10,7 @@ from typing import Any
 from ingest.layout_parser import layout_units
 from ingest.load import LoadedDocument, Shard, load_document
 from ingest.model import BBox, InvalidDocument, Segment, SegmentKind
+from ingest.schema import Schema
 from ingest.split import split_spans, trim
 from ingest.units import Unit, merge_units
 
@@ -55,6 +56,8 @@ class AnchoredText:
     globals_: list[int]  # global start of each run
 
     def to_global(self, local: int) -> int:
+        if len(self.starts) == 1:  # the usual case: one text segment per anchor
+            return self.globals_[0] + local
         run = bisect.bisect_right(self.starts, local) - 1
         return self.globals_[run] + (local - self.starts[run])
 
@@ -88,10 +91,10 @@ def _read_anchor(layout: Any, shard: Shard, where: str) -> AnchoredText | None:
     return AnchoredText("".join(parts), starts, globals_)
 
 
-def _bbox(layout: Any, page: Any) -> BBox | None:
-    poly = layout.bounding_poly if layout is not None else None
-    if poly is None:
+def _bbox(layout: Any, page: Any, schema: Schema) -> BBox | None:
+    if layout is None or not len(layout.bounding_poly):
         return None
+    poly = schema.bounding_poly.decode(layout.bounding_poly)
     points = [(v.x, v.y) for v in poly.normalized_vertices]
     if not points and poly.vertices and page.dimension and page.dimension.width and page.dimension.height:
         points = [(v.x / page.dimension.width, v.y / page.dimension.height) for v in poly.vertices]
@@ -137,21 +140,19 @@ def _page_units(page: Any, page_idx: int, shard: Shard, max_chars: int) -> list[
     tables = [t for t in tables if t is not None]
     table_spans = [(t.start, t.end) for t in tables]
     # Source of text, best first: paragraphs, blocks, lines, the page's own anchor (design §3).
-    elements, kind = (
-        (page.paragraphs, "paragraph") if page.paragraphs
-        else (page.blocks, "text") if page.blocks
-        else (page.lines, "text")
-    )  # fmt: skip
+    elements, kind = _text_source(page, shard.schema)
     flow: list[Unit] = []
     for element in elements:
-        anchored = _read_anchor(element.layout, shard, where)
-        if anchored is None or _inside_table(anchored, table_spans):
+        if table_spans and _inside_table(element.layout, shard.text_offset, table_spans):
             continue
-        flow.extend(_element_units(anchored, page_idx, kind, _bbox(element.layout, page), max_chars))
+        anchored = _read_anchor(element.layout, shard, where)
+        if anchored is None:
+            continue
+        flow.extend(_element_units(anchored, page_idx, kind, _bbox(element.layout, page, shard.schema), max_chars))
     if not elements:
         anchored = _read_anchor(page.layout, shard, where)
         if anchored is not None:
-            bbox = _bbox(page.layout, page)
+            bbox = _bbox(page.layout, page, shard.schema)
             for span in _line_spans(anchored.text):
                 flow.extend(_element_units(anchored, page_idx, "text", bbox, max_chars, span))
     flow.extend(piece for table in tables for piece in _split_table(table, max_chars))
@@ -159,9 +160,22 @@ def _page_units(page: Any, page_idx: int, shard: Shard, max_chars: int) -> list[
     return merge_units(flow, max_chars)
 
 
-def _inside_table(anchored: AnchoredText, table_spans: list[tuple[int | None, int | None]]) -> bool:
-    start, end = anchored.global_span(*trim(anchored.text)) if anchored.text.strip() else (0, 0)
-    middle = (start + end) / 2
+def _text_source(page: Any, schema: Schema) -> tuple[list[Any], SegmentKind]:
+    if page.paragraphs:
+        return page.paragraphs, "paragraph"
+    for raw in (page.blocks, page.lines):
+        elements = schema.elements.decode(raw) if len(raw) else []
+        if elements:
+            return elements, "text"
+    return [], "text"
+
+
+def _inside_table(layout: Any, text_offset: int, table_spans: list[tuple[int | None, int | None]]) -> bool:
+    """Whether an element's text lies in a table (Form Parser also reports table cells as paragraphs)."""
+    anchor = layout.text_anchor if layout is not None else None
+    if anchor is None or not anchor.text_segments:
+        return False
+    middle = text_offset + (anchor.text_segments[0].start_index + anchor.text_segments[-1].end_index) / 2
     return any(ts is not None and te is not None and ts <= middle < te for ts, te in table_spans)
 
 
@@ -187,7 +201,7 @@ def _table_unit(table: Any, page: Any, page_idx: int, shard: Shard, where: str) 
         return None
     start = min(s for s, _ in spans) if spans else None
     end = max(e for _, e in spans) if spans else None
-    return Unit(page_idx, "table", text, start, end, _bbox(table.layout, page), mergeable=False)
+    return Unit(page_idx, "table", text, start, end, _bbox(table.layout, page, shard.schema), mergeable=False)
 
 
 def _split_table(table: Unit, max_chars: int) -> list[Unit]:
