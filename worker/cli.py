@@ -90,6 +90,64 @@ def segments(files: tuple[Path, ...], document_id: str, max_chars: int | None) -
     out.flush()
 
 
+def _read_jsonl(path: Path) -> list[dict]:
+    import orjson
+
+    rows = []
+    for number, line in enumerate(path.read_bytes().splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            rows.append(orjson.loads(line))
+        except orjson.JSONDecodeError as exc:
+            raise UserError(f"{path}:{number}: not a JSON line ({exc})") from None
+    return rows
+
+
+@main.command()
+@click.option(
+    "--segments",
+    "segments_file",
+    required=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="The workspace's segments as JSON lines (what `segcite segments` prints).",
+)
+@click.option(
+    "--answer",
+    "answer_file",
+    required=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="The model's raw answer.",
+)
+@click.option(
+    "--context",
+    "context_file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Retrieved segment ids, one per line (default: every segment).",
+)
+def cite(segments_file: Path, answer_file: Path, context_file: Path | None) -> None:
+    """Resolve a model answer against segments and print the message payload (JSON)."""
+    import orjson
+
+    from ingest import Segment
+    from query import SegmentIndex, build_answer
+
+    try:
+        workspace = SegmentIndex(Segment.from_dict(row) for row in _read_jsonl(segments_file))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise UserError(f"{segments_file}: not segment JSON lines ({exc})") from None
+    if context_file is None:
+        context = list(workspace.values())
+    else:
+        ids = [line.strip() for line in context_file.read_text().splitlines() if line.strip()]
+        unknown = [i for i in ids if i not in workspace]
+        if unknown:
+            raise UserError(f"{context_file}: {len(unknown)} id(s) not in {segments_file}, e.g. {unknown[0]}")
+        context = [workspace[i] for i in ids]
+    payload = build_answer(answer_file.read_text(encoding="utf-8"), context=context, workspace=workspace)
+    sys.stdout.buffer.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n")
+
+
 @main.command()
 def config() -> None:
     """Print the effective settings (secrets masked)."""

@@ -1,0 +1,59 @@
+"""Source-id validation of design §5.4: parse -> exists -> in context -> canonical. Strict: never corrects."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+
+from ingest import Segment, make_segment_id
+
+# Only the `SEG=` / `[SEG=…]` wrappers are unwrapped; anything else must already be `<document_id>:<index>`.
+_WRAPPED = re.compile(r"^\[?\s*SEG\s*=\s*(.*?)\s*\]?$", re.DOTALL)
+_SOURCE_ID = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._\-]*):(\d{1,9})$")
+
+
+@dataclass(frozen=True)
+class IdCheck:
+    raw: str
+    segment: Segment | None  # set when the id is valid
+    error: str | None  # set when it is not
+
+
+def parse_source_id(raw: str) -> tuple[str, int] | None:
+    """(`document_id`, `segment_index`) of a well-formed id, else None."""
+    text = raw.strip()
+    wrapped = _WRAPPED.match(text)
+    if wrapped and "SEG" in text.upper():
+        text = wrapped.group(1)
+    match = _SOURCE_ID.match(text)
+    if not match:
+        return None
+    return match.group(1), int(match.group(2))
+
+
+def check_source_ids(
+    raw_ids: list[str],
+    lookup: Callable[[str], Segment | None],
+    context_ids: Collection[str],
+) -> list[IdCheck]:
+    """Each raw id checked in order; a repeated id is reported once."""
+    checks: list[IdCheck] = []
+    seen: set[str] = set()
+    for raw in raw_ids:
+        parsed = parse_source_id(raw)
+        if parsed is None:
+            checks.append(IdCheck(raw, None, f"malformed id {raw.strip()!r}"))
+            continue
+        segment_id = make_segment_id(*parsed)
+        if segment_id in seen:
+            continue
+        seen.add(segment_id)
+        segment = lookup(segment_id)
+        if segment is None:
+            checks.append(IdCheck(raw, None, f"unknown segment {segment_id}"))
+        elif segment_id not in context_ids:
+            checks.append(IdCheck(raw, None, f"segment {segment_id} was not in this question's context"))
+        else:
+            checks.append(IdCheck(raw, segment, None))
+    return checks

@@ -1,0 +1,162 @@
+"""Inline `[N]` markers (design §5.7): positions, clusters, sentences, and the maps between them.
+
+The sentence splitter keeps abbreviations (Dr., e.g.), initials (J. R. R.) and decimals (3.14) inside their
+sentence, and gives a marker cluster written after the period (`fact. [1]`) to the sentence it follows.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_MARKER = re.compile(r"\[(\d{1,6})\]")
+_CLUSTER = re.compile(r"\[\d{1,6}\](?:\s*,?\s*\[\d{1,6}\])*")
+_ABBREVIATIONS = frozenset(
+    "dr mr mrs ms prof st sr jr vs etc inc ltd co corp no nos fig figs al approx dept est vol pp p eq "
+    "e.g i.e cf ca mt ft jan feb mar apr jun jul aug sep sept oct nov dec".split()
+)
+# Candidate ends: terminal punctuation, closing quotes/brackets, then an optional marker cluster.
+_END = re.compile(r"([.!?…。]+)([\"'”’)\]]*)((?:\s*\[\d{1,6}\](?:\s*,?\s*\[\d{1,6}\])*)?)(?=\s|$)")
+_PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
+
+
+@dataclass(frozen=True)
+class Marker:
+    number: int
+    start: int
+    end: int
+    text: str  # "[3]"
+
+
+@dataclass(frozen=True)
+class Cluster:
+    markers: list[Marker]
+    start: int
+    end: int
+    text: str  # "[1][2]" or "[1], [2]"
+
+    @property
+    def numbers(self) -> list[int]:
+        return [m.number for m in self.markers]
+
+
+@dataclass(frozen=True)
+class Sentence:
+    text: str
+    start: int
+    end: int
+    markers: list[Marker] = field(default_factory=list)
+
+    @property
+    def citation_ids(self) -> list[int]:
+        return sorted({m.number for m in self.markers})
+
+
+@dataclass(frozen=True)
+class ParsedMarkers:
+    markers: list[Marker]
+    clusters: list[Cluster]
+    sentences: list[Sentence]
+    citation_to_sentences: dict[int, list[int]]  # number -> sentence indexes
+    sentence_to_citations: dict[int, list[int]]  # sentence index -> numbers
+    out_of_range: list[Marker]  # markers outside 1..n
+
+
+def extract_markers(text: str) -> list[Marker]:
+    return [Marker(int(m.group(1)), m.start(), m.end(), m.group(0)) for m in _MARKER.finditer(text)]
+
+
+def extract_clusters(text: str) -> list[Cluster]:
+    return [
+        Cluster(extract_markers_at(text, m.start(), m.end()), m.start(), m.end(), m.group(0))
+        for m in _CLUSTER.finditer(text)
+    ]
+
+
+def extract_markers_at(text: str, start: int, end: int) -> list[Marker]:
+    return [Marker(int(m.group(1)), m.start(), m.end(), m.group(0)) for m in _MARKER.finditer(text, start, end)]
+
+
+def remove_markers(text: str) -> str:
+    return re.sub(r"\s*" + _CLUSTER.pattern, "", text)
+
+
+def _is_abbreviation(text: str, dot: int) -> bool:
+    """Whether the period at `dot` ends an abbreviation, an initial or a number's decimal part."""
+    if dot + 1 < len(text) and text[dot + 1].isdigit() and dot > 0 and text[dot - 1].isdigit():
+        return True  # 3.14 (the regex needs whitespace after, so this only guards odd input)
+    word_start = dot
+    while word_start > 0 and not text[word_start - 1].isspace() and text[word_start - 1] not in "([\"'":
+        word_start -= 1
+    word = text[word_start:dot].casefold()
+    if not word:
+        return False
+    if word in _ABBREVIATIONS or word.rstrip(".") in _ABBREVIATIONS:
+        return True
+    return len(word) == 1 and word.isalpha() and text[word_start].isupper()  # an initial: "J. Smith"
+
+
+def split_sentences(text: str) -> list[tuple[int, int]]:
+    """Sentence spans (start, end), trimmed, in order; blank lines always end a sentence."""
+    spans: list[tuple[int, int]] = []
+    for block_start, block_end in _blocks(text):
+        start = block_start
+        for match in _END.finditer(text, block_start, block_end):
+            punctuation_at = match.start(1)
+            if match.group(1) == "." and _is_abbreviation(text, punctuation_at):
+                continue
+            following = text[match.end() : match.end() + 3].lstrip()
+            if match.group(1) == "." and following[:1].islower():
+                continue  # "e.g. the" style: a lower-case word rarely starts a sentence
+            spans.append((start, match.end()))
+            start = match.end()
+        spans.append((start, block_end))
+    return [span for span in (_trim(text, s, e) for s, e in spans) if span[1] > span[0]]
+
+
+def _blocks(text: str) -> list[tuple[int, int]]:
+    blocks: list[tuple[int, int]] = []
+    position = 0
+    for brk in _PARAGRAPH_BREAK.finditer(text):
+        blocks.append((position, brk.start()))
+        position = brk.end()
+    blocks.append((position, len(text)))
+    return blocks
+
+
+def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def parse_markers(text: str, citation_count: int) -> ParsedMarkers:
+    """Markers, clusters and sentences of `text`, with both maps; markers outside 1..citation_count reported."""
+    markers = extract_markers(text)
+    sentences: list[Sentence] = []
+    position = 0
+    for start, end in split_sentences(text):
+        inside: list[Marker] = []
+        while position < len(markers) and markers[position].start < end:
+            if markers[position].start >= start:
+                inside.append(markers[position])
+            position += 1
+        sentences.append(Sentence(text[start:end], start, end, inside))
+    citation_to_sentences: dict[int, list[int]] = {}
+    sentence_to_citations: dict[int, list[int]] = {}
+    for index, sentence in enumerate(sentences):
+        ids = sentence.citation_ids
+        if ids:
+            sentence_to_citations[index] = ids
+        for number in ids:
+            citation_to_sentences.setdefault(number, []).append(index)
+    return ParsedMarkers(
+        markers=markers,
+        clusters=extract_clusters(text),
+        sentences=sentences,
+        citation_to_sentences=citation_to_sentences,
+        sentence_to_citations=sentence_to_citations,
+        out_of_range=[m for m in markers if not 1 <= m.number <= citation_count],
+    )

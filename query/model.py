@@ -1,0 +1,51 @@
+"""Plain data of the query side: parsed sections, resolved sections, and citations."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ingest import Segment
+
+CitationStatus = Literal["cited", "matched", "invalid", "uncited"]
+Method = Literal["source_id", "text_match"]
+
+# Scores of design §5.5 (and of the seed's cited/invalid/uncited contract).
+SCORE_CITED = 1.0
+SCORE_INVALID = 0.5
+SCORE_UNCITED = 0.3
+
+
+@dataclass(frozen=True)
+class Section:
+    """One section of the model's answer as written: its text and the ids it gave, unvalidated."""
+
+    text: str
+    source_ids: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class SectionCitation:
+    segment: Segment
+    method: Method
+    score: float
+    support: float
+
+
+@dataclass(frozen=True)
+class ResolvedSection:
+    text: str
+    source_ids: list[str]  # as the model wrote them
+    citations: list[SectionCitation]  # in order; one per segment
+    status: CitationStatus
+    score: float
+    error: str | None = None
+
+
+def as_segment(value: Segment | Mapping[str, Any]) -> Segment:
+    return value if isinstance(value, Segment) else Segment.from_dict(value)
+
+
+def as_segments(values: Iterable[Segment | Mapping[str, Any]]) -> list[Segment]:
+    return [as_segment(v) for v in values]
