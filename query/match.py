@@ -7,6 +7,7 @@ workspace tier narrows with PostgreSQL full-text search instead and reuses `best
 
 from __future__ import annotations
 
+import functools
 import heapq
 import math
 import re
@@ -42,8 +43,10 @@ def numbers(text: str) -> set[str]:
     return {n.replace(",", ".").rstrip(".") for n in _NUMBER.findall(text)}
 
 
-def content_words(text: str) -> set[str]:
-    return {w for w in words(text) if (len(w) >= 3 and w not in _STOPWORDS) or w.isdigit()}
+@functools.lru_cache(maxsize=8192)
+def content_words(text: str) -> frozenset[str]:
+    """The words that tell texts apart. Cached: the same segment is scored for many sentences."""
+    return frozenset(w for w in words(text) if (len(w) >= 3 and w not in _STOPWORDS) or w.isdigit())
 
 
 class SegmentSource(Protocol):

@@ -46,6 +46,9 @@ def parse_sections(raw: str | None) -> list[Section]:
 
 def _find_json(raw: str) -> tuple[Any, str, str] | None:
     """The first JSON object or list in the text, with the prose before and after it."""
+    whole = _loads(raw, repair=False)  # the usual case: the whole output is the JSON
+    if whole is not None:
+        return whole, "", ""
     fence = _FENCE.search(raw)
     if fence:
         parsed = _loads(fence.group(1))
@@ -92,7 +95,7 @@ def _matching_close(text: str, start: int) -> int | None:
     return None
 
 
-def _loads(text: str) -> Any:
+def _loads(text: str, *, repair: bool = True) -> Any:
     text = text.strip()
     if not text or text[0] not in "{[":
         return None
@@ -101,7 +104,7 @@ def _loads(text: str) -> Any:
             return orjson.loads(attempt)
         except orjson.JSONDecodeError:
             continue
-    if not _LOOKS_LIKE_ANSWER.search(text):
+    if not repair or not _LOOKS_LIKE_ANSWER.search(text):
         return None  # a bracket in prose ("[SEG=x:1]", "{a, b}"), not a broken answer
     # Last resort for the usual LLM slips (raw newlines in strings, single quotes, a missing bracket).
     repaired = json_repair.loads(text)
@@ -155,8 +158,13 @@ def _section(text: str, ids: list[str]) -> Section | None:
     for match in _BRACKET_TAG.finditer(text):
         tag_ids.extend(p for p in _ID_SPLIT.split(match.group(1)) if p)
     text = _BRACKET_TAG.sub("", text)
-    tag_ids.extend(_BARE_TAG.findall(text))
-    text = _BARE_TAG.sub("", text)
+
+    def take_bare_tag(match: re.Match[str]) -> str:
+        found = match.group(1).rstrip(".!?:")  # "capital SEG=d:2." ends a sentence; the period stays
+        tag_ids.append(found)
+        return match.group(1)[len(found) :]
+
+    text = _BARE_TAG.sub(take_bare_tag, text)
     text = _NUMBER_MARKER.sub("", text)
     text = re.sub(r"[ \t]+([.,;:!?])", r"\1", re.sub(r"[ \t]{2,}", " ", text)).strip()
     if not text:
