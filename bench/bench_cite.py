@@ -19,9 +19,9 @@ from pathlib import Path
 import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from corpus import make_vocabulary, make_workspace, paraphrase, unrelated  # noqa: E402
+from corpus import make_vocabulary, make_workspace, paraphrase, unrelated
 
-from query import SegmentIndex, build_answer  # noqa: E402
+from query import SegmentIndex, build_answer
 
 
 def make_answer(rnd: random.Random, context, sentences_of, no_id_text) -> str:
