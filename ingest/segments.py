@@ -106,9 +106,13 @@ def _bbox(layout: Any, page: Any, schema: Schema) -> BBox | None:
 
 
 def _element_units(
-    anchored: AnchoredText, page_idx: int, kind: SegmentKind, bbox: BBox | None, max_chars: int,
+    anchored: AnchoredText,
+    page_idx: int,
+    kind: SegmentKind,
+    bbox: BBox | None,
+    max_chars: int,
     span: tuple[int, int] | None = None,
-) -> list[Unit]:  # fmt: skip
+) -> list[Unit]:
     start, end = span or (0, len(anchored.text))
     pieces = split_spans(anchored.text, max_chars, start, end)
     return [

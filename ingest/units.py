@@ -32,9 +32,14 @@ def merge_units(units: list[Unit], max_chars: int) -> list[Unit]:
             and len(last.text) + 1 + len(unit.text) <= max_chars
         ):
             merged[-1] = Unit(
-                last.page_idx, last.kind, f"{last.text}\n{unit.text}", _min(last.start, unit.start),
-                _max(last.end, unit.end), unit.bbox.union(last.bbox) if unit.bbox else last.bbox, mergeable=True,
-            )  # fmt: skip
+                last.page_idx,
+                last.kind,
+                f"{last.text}\n{unit.text}",
+                _min(last.start, unit.start),
+                _max(last.end, unit.end),
+                unit.bbox.union(last.bbox) if unit.bbox else last.bbox,
+                mergeable=True,
+            )
         else:
             merged.append(unit)
     return merged

@@ -27,7 +27,8 @@ _STOPWORDS = frozenset(
     "the and for was were are with from that this which these those have has had not but its his her their "
     "our your you they them than then there here into onto over under about also been being will would can "
     "could should may might must shall all any each some such only very more most other what when where who "
-    "whom how why les des une est pour dans par sur avec que qui aux ces son ses der die das und ist mit "
+    "whom how why much many did does les des une est pour dans par sur avec que qui aux ces son ses der "
+    "die das und ist mit "
     "von den dem".split()
 )
 

@@ -108,11 +108,13 @@ def _write_paragraph(writer: _Writer, page: dict[str, Any], paragraph: str, y: f
         if writer.with_tokens:
             position = line_start
             for word in re.findall(r"\S+\s*", line + "\n"):
-                page["tokens"].append({
-                    "layout": _layout(position, position + len(word), box),
-                    "detectedBreak": {"type": "SPACE"},
-                    "detectedLanguages": [{"languageCode": "en", "confidence": 0.99}],
-                })  # fmt: skip
+                page["tokens"].append(
+                    {
+                        "layout": _layout(position, position + len(word), box),
+                        "detectedBreak": {"type": "SPACE"},
+                        "detectedLanguages": [{"languageCode": "en", "confidence": 0.99}],
+                    }
+                )
                 position += len(word)
     box = (0.1, y, 0.9, y + max(len(lines), 1) * 0.01)
     page["paragraphs"].append({"layout": _layout(start, len(writer.text), box)})

@@ -110,8 +110,10 @@ def test_cli_prints_one_line_and_exits_2(tmp_path) -> None:
     bad.write_bytes(doc(document=GOOD))
     result = subprocess.run(
         [sys.executable, "-m", "worker.cli", "segments", str(bad), "--document-id", "x"],
-        capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 2
     assert result.stdout == ""
     assert result.stderr.strip().splitlines() == [
@@ -127,8 +129,10 @@ def test_cli_prints_json_lines_for_shards(tmp_path) -> None:
         paths.append(str(path))
     result = subprocess.run(
         [sys.executable, "-m", "worker.cli", "segments", *paths, "--document-id", "doc-7"],
-        capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 0, result.stderr
     rows = [orjson.loads(line) for line in result.stdout.splitlines()]
     assert [(r["segment_id"], r["page_idx"], r["text"]) for r in rows] == [

@@ -133,10 +133,12 @@ def oracle_paragraph_texts(document) -> list[str]:
     out: list[str] = []
     for page in document.pages:
         tables = [
-            (min(s.start_index for s in t.layout.text_anchor.text_segments),
-             max(s.end_index for s in t.layout.text_anchor.text_segments))
+            (
+                min(s.start_index for s in t.layout.text_anchor.text_segments),
+                max(s.end_index for s in t.layout.text_anchor.text_segments),
+            )
             for t in page.tables
-        ]  # fmt: skip
+        ]
         for paragraph in page.paragraphs:
             segs = paragraph.layout.text_anchor.text_segments
             start, end = segs[0].start_index, segs[-1].end_index
@@ -150,9 +152,12 @@ def oracle_paragraph_texts(document) -> list[str]:
 
 @pytest.mark.parametrize(
     "name",
-    ["form_parser_table_formfields_1p.json", "invoice_to_json_default_style_symbols_1p.json",
-     "ocr_v2_math_1p_minimal.json"],
-)  # fmt: skip
+    [
+        "form_parser_table_formfields_1p.json",
+        "invoice_to_json_default_style_symbols_1p.json",
+        "ocr_v2_math_1p_minimal.json",
+    ],
+)
 def test_paragraph_texts_equal_the_official_clients(docai_dir: Path, name: str) -> None:
     from google.cloud import documentai
 
@@ -177,10 +182,12 @@ def test_snake_case_file_agrees_with_official_client(docai_dir: Path) -> None:
 
 def test_all_fixture_files_are_covered(docai_dir: Path) -> None:
     covered = {
-        "form_parser_table_formfields_1p.json", "invoice_parser_edf_2p_snake_case.json",
-        "invoice_to_json_default_style_symbols_1p.json", "ocr_v2_math_1p_minimal.json",
+        "form_parser_table_formfields_1p.json",
+        "invoice_parser_edf_2p_snake_case.json",
+        "invoice_to_json_default_style_symbols_1p.json",
+        "ocr_v2_math_1p_minimal.json",
         "SYNTHETIC_layout_parser_table_list.json",
-    }  # fmt: skip
+    }
     present = {p.name for p in docai_dir.glob("*.json")}
     assert present == covered, f"new fixture without a test: {present - covered}"
     assert len(list(itertools.chain((docai_dir / "invoice_sharded_48p_noimages").glob("*.json")))) == 5

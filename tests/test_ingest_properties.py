@@ -11,8 +11,26 @@ from hypothesis import strategies as st
 
 from ingest import Segment, build_segments
 
-WORDS = ["alpha", "beta", "gamma", "delta", "café", "naïve", "Zürich", "42", "3.14", "€12,50", "x",
-         "interoperability", "über", "señor", "Dr.", "e.g.", "(note)", "2024-01-05"]  # fmt: skip
+WORDS = [
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "café",
+    "naïve",
+    "Zürich",
+    "42",
+    "3.14",
+    "€12,50",
+    "x",
+    "interoperability",
+    "über",
+    "señor",
+    "Dr.",
+    "e.g.",
+    "(note)",
+    "2024-01-05",
+]
 
 word = st.sampled_from(WORDS)
 sentence = st.lists(word, min_size=1, max_size=12).map(lambda ws: " ".join(ws) + ".")

@@ -7,13 +7,16 @@ import orjson
 from ingest import BBox, Segment
 from query import build_answer, build_messages, snippet_preview, with_markers
 
-CAPITAL = Segment("docA", 0, 0, "paragraph", "Paris is the capital and largest city of France.", 0, 48,
-                  BBox(0.1, 0.1, 0.9, 0.2))  # fmt: skip
+CAPITAL = Segment(
+    "docA", 0, 0, "paragraph", "Paris is the capital and largest city of France.", 0, 48, BBox(0.1, 0.1, 0.9, 0.2)
+)
 TOWER = Segment("docA", 1, 3, "paragraph", "The Eiffel Tower was completed in 1889 for the World Fair.", 49, 107, None)
-BUDGET_2023 = Segment("docB", 0, 1, "table", "Annual budget of the museum: 4,500 euros in 2023 for restoration.",
-                      None, None, None)  # fmt: skip
-BUDGET_2024 = Segment("docB", 1, 2, "table", "Annual budget of the museum: 7,250 euros in 2024 for restoration.",
-                      None, None, None)  # fmt: skip
+BUDGET_2023 = Segment(
+    "docB", 0, 1, "table", "Annual budget of the museum: 4,500 euros in 2023 for restoration.", None, None, None
+)
+BUDGET_2024 = Segment(
+    "docB", 1, 2, "table", "Annual budget of the museum: 7,250 euros in 2024 for restoration.", None, None, None
+)
 RIVER = Segment(
     "docC", 4, 7, "paragraph", "The Seine river flows through the city from east to west.", None, None, None
 )
@@ -37,10 +40,18 @@ def test_valid_ids_are_cited_with_support() -> None:
     assert section_view(payload) == [("cited", 1.0, [1])]
     [citation] = payload["metadata"]["citations"]
     assert citation == {
-        "number": 1, "segment_id": "docA:0", "document_id": "docA", "segment_index": 0, "page_idx": 0,
-        "snippet_preview": CAPITAL.text, "bbox": {"x0": 0.1, "y0": 0.1, "x1": 0.9, "y1": 0.2},
-        "method": "source_id", "citation_status": "cited", "citation_score": 1.0, "support": 1.0,
-    }  # fmt: skip
+        "number": 1,
+        "segment_id": "docA:0",
+        "document_id": "docA",
+        "segment_index": 0,
+        "page_idx": 0,
+        "snippet_preview": CAPITAL.text,
+        "bbox": {"x0": 0.1, "y0": 0.1, "x1": 0.9, "y1": 0.2},
+        "method": "source_id",
+        "citation_status": "cited",
+        "citation_score": 1.0,
+        "support": 1.0,
+    }
     assert payload["metadata"]["stats"] == {"cited": 1, "matched": 0, "invalid": 0, "uncited": 0}
 
 
@@ -53,8 +64,9 @@ def test_valid_id_that_does_not_support_the_text_is_still_cited_with_low_support
 
 
 def test_hallucinated_id_with_verbatim_text_of_another_segment_is_matched_to_it() -> None:
-    payload = answer([{"text": "The Eiffel Tower was completed in 1889 for the World Fair.",
-                       "source_ids": ["docA:99"]}])  # fmt: skip
+    payload = answer(
+        [{"text": "The Eiffel Tower was completed in 1889 for the World Fair.", "source_ids": ["docA:99"]}]
+    )
     [section] = payload["metadata"]["sections"]
     assert section["citation_status"] == "matched"
     assert 0.5 <= section["citation_score"] <= 0.9
@@ -64,8 +76,10 @@ def test_hallucinated_id_with_verbatim_text_of_another_segment_is_matched_to_it(
 
 
 def test_fallback_picks_the_segment_whose_numbers_match() -> None:
-    for text, expected in [("The museum budget was 7,250 euros in 2024.", "docB:1"),
-                           ("The museum budget was 4,500 euros in 2023.", "docB:0")]:  # fmt: skip
+    for text, expected in [
+        ("The museum budget was 7,250 euros in 2024.", "docB:1"),
+        ("The museum budget was 4,500 euros in 2023.", "docB:0"),
+    ]:
         payload = answer([{"text": text, "source_ids": []}])
         assert payload["metadata"]["citations"][0]["segment_id"] == expected
         assert payload["metadata"]["sections"][0]["citation_status"] == "matched"
@@ -97,11 +111,13 @@ def test_cross_workspace_ids_and_text_never_cite_the_other_workspace() -> None:
 
 
 def test_same_id_in_several_sections_gets_one_number() -> None:
-    payload = answer([
-        {"text": "Paris is the capital.", "source_ids": ["docA:0"]},
-        {"text": "The tower dates from 1889.", "source_ids": ["docA:1", "docA:0"]},
-        {"text": "Paris is also the largest city.", "source_ids": ["docA:0"]},
-    ])  # fmt: skip
+    payload = answer(
+        [
+            {"text": "Paris is the capital.", "source_ids": ["docA:0"]},
+            {"text": "The tower dates from 1889.", "source_ids": ["docA:1", "docA:0"]},
+            {"text": "Paris is also the largest city.", "source_ids": ["docA:0"]},
+        ]
+    )
     assert section_view(payload) == [("cited", 1.0, [1]), ("cited", 1.0, [2, 1]), ("cited", 1.0, [1])]
     assert [c["segment_id"] for c in payload["metadata"]["citations"]] == ["docA:0", "docA:1"]
     assert payload["content"] == (
@@ -115,10 +131,12 @@ def test_same_id_in_several_sections_gets_one_number() -> None:
 
 
 def test_uncited_and_mixed_ids() -> None:
-    payload = answer([
-        {"text": "I could not find more.", "source_ids": []},
-        {"text": "Paris is the capital.", "source_ids": ["doc-1", "docA:0"]},
-    ])  # fmt: skip
+    payload = answer(
+        [
+            {"text": "I could not find more.", "source_ids": []},
+            {"text": "Paris is the capital.", "source_ids": ["doc-1", "docA:0"]},
+        ]
+    )
     assert section_view(payload) == [("uncited", 0.3, []), ("cited", 1.0, [1])]
     assert payload["metadata"]["sections"][1]["citation_error"] == "ignored: malformed id 'doc-1'"
     assert payload["metadata"]["stats"] == {"cited": 1, "matched": 0, "invalid": 0, "uncited": 1}
@@ -148,8 +166,9 @@ def test_no_seg_tag_reaches_the_content() -> None:
 
 def test_segments_as_dicts_work_like_objects() -> None:
     raw = '{"sections": [{"text": "Paris is the capital.", "source_ids": ["docA:0"]}]}'
-    as_dicts = build_answer(raw, context=[s.to_dict() for s in CONTEXT],
-                            workspace={k: v.to_dict() for k, v in WORKSPACE.items()})  # fmt: skip
+    as_dicts = build_answer(
+        raw, context=[s.to_dict() for s in CONTEXT], workspace={k: v.to_dict() for k, v in WORKSPACE.items()}
+    )
     assert as_dicts == build_answer(raw, context=CONTEXT, workspace=WORKSPACE)
 
 
@@ -157,8 +176,14 @@ def test_payload_keys_of_design_5_8() -> None:
     payload = answer([{"text": "Paris is the capital.", "source_ids": ["docA:0"]}])
     assert set(payload) == {"content", "metadata"}
     assert set(payload["metadata"]) == {"sections", "citations", "sentences", "citation_map", "stats"}
-    assert set(payload["metadata"]["sections"][0]) == {"text", "source_ids", "citations", "citation_status",
-                                                       "citation_score", "citation_error"}  # fmt: skip
+    assert set(payload["metadata"]["sections"][0]) == {
+        "text",
+        "source_ids",
+        "citations",
+        "citation_status",
+        "citation_score",
+        "citation_error",
+    }
     assert payload["metadata"]["sentences"] == [
         {"text": "Paris is the capital [1].", "start": 0, "end": 25, "citation_ids": [1]}
     ]

@@ -25,9 +25,24 @@ def test_well_formed(raw: str, expected) -> None:
 
 
 @pytest.mark.parametrize(
-    "raw", ["doc-1", "doc:abc", "doc:-1", "<<1-2>>", "doc:1.5", ":1", "doc:", "[doc:1]", "(doc:1)",
-            "doc: 1", "SEG:doc:1", "doc:1:2", "", "d o c:1"],
-)  # fmt: skip
+    "raw",
+    [
+        "doc-1",
+        "doc:abc",
+        "doc:-1",
+        "<<1-2>>",
+        "doc:1.5",
+        ":1",
+        "doc:",
+        "[doc:1]",
+        "(doc:1)",
+        "doc: 1",
+        "SEG:doc:1",
+        "doc:1:2",
+        "",
+        "d o c:1",
+    ],
+)
 def test_malformed(raw: str) -> None:
     assert parse_source_id(raw) is None
 

@@ -13,8 +13,10 @@ def sentences(text: str) -> list[str]:
 def test_marker_positions() -> None:
     text = "Fact [1]. Another fact [2][3]."
     assert [(m.number, m.start, m.end, m.text) for m in extract_markers(text)] == [
-        (1, 5, 8, "[1]"), (2, 23, 26, "[2]"), (3, 26, 29, "[3]"),
-    ]  # fmt: skip
+        (1, 5, 8, "[1]"),
+        (2, 23, 26, "[2]"),
+        (3, 26, 29, "[3]"),
+    ]
 
 
 def test_clusters() -> None:

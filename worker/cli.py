@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -218,40 +219,52 @@ def _worker_pidfile(settings: Settings) -> Path:
 def _running_pid(pidfile: Path) -> int | None:
     try:
         pid = int(pidfile.read_text().strip())
+        with contextlib.suppress(ChildProcessError):  # reap it if it is our own child (`demo`), or it stays a zombie
+            os.waitpid(pid, os.WNOHANG)
         os.kill(pid, 0)
     except (FileNotFoundError, ValueError, ProcessLookupError, PermissionError):
         return None
     return pid
 
 
+def _ensure_up(settings: Settings) -> tuple[Services, bool]:
+    """Services (embedded ones started), migrations applied, and, on the embedded broker, a background
+    worker. Returns whether a worker was started now."""
+    from worker.migrate import apply_migrations
+
+    services = _services(settings)
+    apply_migrations(services.database_url)
+    if settings.redis_url:
+        return services, False  # a configured broker has its own workers (docker compose, `segcite worker`)
+    pidfile = _worker_pidfile(settings)
+    if _running_pid(pidfile) is not None:
+        return services, False
+    log = (settings.home / "worker.log").open("ab")
+    proc = subprocess.Popen(
+        _worker_argv("ingest,query", None, "INFO"),
+        env=_child_env(services),
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    pidfile.write_text(str(proc.pid))
+    return services, True
+
+
 @main.command()
 def up() -> None:
     """Start the embedded services and a worker in the background."""
-    from worker.migrate import apply_migrations
-
     settings = _settings()
-    services = _services(settings)
-    apply_migrations(services.database_url)
-    pidfile = _worker_pidfile(settings)
-    pid = _running_pid(pidfile)
-    if pid is None:
-        log = (settings.home / "worker.log").open("ab")
-        proc = subprocess.Popen(
-            _worker_argv("ingest,query", None, "INFO"),
-            env=_child_env(services), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            start_new_session=True,
-        )  # fmt: skip
-        pidfile.write_text(str(proc.pid))
-        pid = proc.pid
+    services, _ = _ensure_up(settings)
+    pid = _running_pid(_worker_pidfile(settings))
     click.echo(f"redis:    {services.redis_url}")
     click.echo(f"postgres: {services.database_url}")
-    click.echo(f"worker:   pid {pid}, log {settings.home / 'worker.log'}")
+    click.echo("worker:   " + (f"pid {pid}, log {settings.home / 'worker.log'}" if pid else "not managed here"))
 
 
-@main.command()
-def down() -> None:
-    """Stop the background worker and the embedded services."""
-    settings = _settings()
+def _stop_all(settings: Settings) -> list[str]:
+    said = []
     pidfile = _worker_pidfile(settings)
     pid = _running_pid(pidfile)
     if pid is not None:
@@ -261,11 +274,150 @@ def down() -> None:
             time.sleep(0.2)
         if _running_pid(pidfile) is not None:
             os.killpg(pid, signal.SIGKILL)
-        click.echo(f"worker stopped (pid {pid})")
+        said.append(f"worker stopped (pid {pid})")
     pidfile.unlink(missing_ok=True)
     home = settings.home
-    click.echo("redis stopped" if stop_redis(home) else "redis was not running")
-    click.echo("postgres stopped" if stop_postgres(home) else "postgres was not running")
+    said.append("redis stopped" if stop_redis(home) else "redis was not running")
+    said.append("postgres stopped" if stop_postgres(home) else "postgres was not running")
+    return said
+
+
+@main.command()
+def down() -> None:
+    """Stop the background worker and the embedded services."""
+    for line in _stop_all(_settings()):
+        click.echo(line)
+
+
+def _runtime_for_client(settings: Settings, services: Services):
+    from worker.objects import make_object_store
+    from worker.store import PostgresStore
+
+    return PostgresStore(services.database_url, max_size=2), make_object_store(settings)
+
+
+def _ingest_paths(
+    settings: Settings, services: Services, paths: list[Path], workspace: str, timeout: float, fixed_ids: bool = False
+) -> bool:
+    from worker.client import DOCUMENT_DONE, upload, wait_for, workspace_id
+
+    store, objects = _runtime_for_client(settings, services)
+    ws = workspace_id(workspace)
+    # fixed_ids: the same file gets the same document id, so running the demo twice replaces, never duplicates.
+    uploads = [upload(store, objects, ws, p, workspace_id(f"{ws}/{p.name}") if fixed_ids else None) for p in paths]
+    ok = True
+    for item in uploads:
+
+        def show(row, name=item.name) -> None:
+            click.echo(f"{name}: {row.status} {row.progress:.0%}", err=True)
+
+        row = wait_for(
+            lambda i=item: store.get_document(i.document.id),
+            lambda r: r.status in DOCUMENT_DONE,
+            timeout,
+            show,
+            what=f"ingesting {item.name}",
+        )
+        if row.status == "ingested":
+            click.echo(
+                f"{item.name}: ingested, {row.page_count} page(s), {row.segment_count} segment(s), document {row.id}"
+            )
+        else:
+            ok = False
+            click.echo(f"{item.name}: failed: {row.error}", err=True)
+    store.close()
+    return ok
+
+
+@main.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option("--workspace", default="default", show_default=True, help="Workspace UUID or name.")
+@click.option("--timeout", type=float, default=600, show_default=True, help="Seconds to wait per document.")
+def ingest(files: tuple[Path, ...], workspace: str, timeout: float) -> None:
+    """Upload Document AI JSON files (a folder = one document's shards) and wait until they are ingested."""
+    settings = _settings()
+    services, _ = _ensure_up(settings)
+    if not _ingest_paths(settings, services, list(files), workspace, timeout):
+        sys.exit(1)
+
+
+def _print_answer(store, message, as_json: bool) -> None:
+    import orjson
+
+    if as_json:
+        payload = {"content": message.content, "metadata": message.metadata}
+        sys.stdout.buffer.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n")
+        return
+    click.echo(message.content)
+    citations = message.metadata.get("citations", [])
+    if citations:
+        click.echo("")
+    names: dict[str, str] = {}
+    for c in citations:
+        if c["document_id"] not in names:
+            row = store.get_document(c["document_id"])
+            names[c["document_id"]] = row.filename if row else c["document_id"]
+        click.echo(
+            f"[{c['number']}] {names[c['document_id']]}, page {c['page_idx'] + 1} "
+            f"({c['citation_status']}): {c['snippet_preview']}"
+        )
+
+
+def _ask(settings: Settings, services: Services, question: str, workspace: str, as_json: bool, timeout: float) -> bool:
+    from worker.client import MESSAGE_DONE, ask, wait_for, workspace_id
+
+    store, _ = _runtime_for_client(settings, services)
+    pending = ask(store, workspace_id(workspace), question)
+    message = wait_for(
+        lambda: store.get_message(pending.id), lambda m: m.status in MESSAGE_DONE, timeout, what="the answer"
+    )
+    if message.status == "failed":
+        click.echo(f"error: the answer failed: {message.error}", err=True)
+        store.close()
+        return False
+    _print_answer(store, message, as_json)
+    store.close()
+    return True
+
+
+@main.command("ask")
+@click.argument("question")
+@click.option("--workspace", default="default", show_default=True, help="Workspace UUID or name.")
+@click.option("--json", "as_json", is_flag=True, help="Print the message payload (content + metadata) as JSON.")
+@click.option("--timeout", type=float, default=300, show_default=True)
+def ask_command(question: str, workspace: str, as_json: bool, timeout: float) -> None:
+    """Ask a question about a workspace's documents and print the answer with its citations."""
+    if not question.strip():
+        raise UserError("the question is empty")
+    settings = _settings()
+    services, _ = _ensure_up(settings)
+    if not _ask(settings, services, question, workspace, as_json, timeout):
+        sys.exit(1)
+
+
+DEMO_DOCUMENT = Path(__file__).resolve().parent / "demo" / "harbor_point_report.json"
+DEMO_QUESTION = "How much electricity did the solar farm generate in 2025?"
+
+
+@main.command()
+@click.option("--keep", is_flag=True, help="Leave the services and worker running afterwards.")
+def demo(keep: bool) -> None:
+    """Embedded services + worker, ingest a sample report, ask one question, print the cited answer."""
+    settings = _settings()
+    already_up = _running_pid(_worker_pidfile(settings)) is not None
+    click.echo("starting the embedded Redis, PostgreSQL and a worker…", err=True)
+    services, _ = _ensure_up(settings)
+    try:
+        click.echo(f"ingesting {DEMO_DOCUMENT.name}…", err=True)
+        if not _ingest_paths(settings, services, [DEMO_DOCUMENT], "demo", 600, fixed_ids=True):
+            sys.exit(1)
+        click.echo(f"\nQ: {DEMO_QUESTION}\n")
+        if not _ask(settings, services, DEMO_QUESTION, "demo", False, 300):
+            sys.exit(1)
+    finally:
+        if not keep and not already_up and not settings.redis_url:
+            for line in _stop_all(settings):
+                click.echo(line, err=True)
 
 
 if __name__ == "__main__":

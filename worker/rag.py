@@ -1,0 +1,237 @@
+"""The RAG store: LightRAG on PostgreSQL (design §4), one instance per workspace, one event loop per process.
+
+LightRAG's storages are bound to the loop that initialized them, and Celery tasks are synchronous, so each
+process runs one private loop in a thread and every call is submitted to it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import re
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from psycopg.conninfo import conninfo_to_dict
+
+from ingest import Segment, tagged_text
+from worker.providers import Embedder, PermanentError, TransientError
+from worker.settings import Settings
+
+# Between two segments of one document: printable (LightRAG strips control characters) and never inside a
+# segment (tagged_text cannot produce it; it is removed from segment text before joining).
+SEPARATOR = "\n\u241e\n"
+CHUNK_TOKEN_SIZE = 8000  # segments are at most SEGCITE_MAX_CHARS (<= 8000) characters: never re-split
+_LEADING_TAG = re.compile(r"^\s*\[SEG=([^\]\s]+)\]")
+_PIECE = re.compile(r"\w{1,4}|\s{1,4}|[^\w\s]", re.DOTALL)
+
+
+class OfflineTokenizer:
+    """Reversible, download-free tokenizer (~4 characters a token) instead of tiktoken, whose BPE file is
+    fetched at first use. Immutable, so safe from several threads as LightRAG requires."""
+
+    def encode(self, content: str) -> list[int]:
+        tokens = []
+        for piece in _PIECE.findall(content):
+            value = len(piece)
+            for i, char in enumerate(piece):
+                value |= ord(char) << (3 + 21 * i)
+            tokens.append(value)
+        return tokens
+
+    def decode(self, tokens: list[int]) -> str:
+        return "".join(chr((v >> (3 + 21 * i)) & 0x1FFFFF) for v in tokens for i in range(v & 7))
+
+
+def segment_ids_of(chunks: Sequence[dict[str, Any]]) -> list[str]:
+    """The SEG ids of retrieved chunks, in order, once each (only a chunk's leading tag counts)."""
+    ids: list[str] = []
+    for chunk in chunks:
+        match = _LEADING_TAG.match(str(chunk.get("content", "")))
+        if match and match.group(1) not in ids:
+            ids.append(match.group(1))
+    return ids
+
+
+def workspace_name(workspace_id: str) -> str:
+    return "ws_" + re.sub(r"[^0-9a-zA-Z]", "", workspace_id).lower()
+
+
+def postgres_env(database_url: str) -> dict[str, str]:
+    """LightRAG reads its connection from POSTGRES_* variables."""
+    info = conninfo_to_dict(database_url)
+    port = str(info.get("port") or 5432)
+    env = {
+        "POSTGRES_HOST": str(info.get("host") or "localhost"),
+        "POSTGRES_PORT": port,
+        "POSTGRES_USER": str(info.get("user") or "postgres"),
+        "POSTGRES_PASSWORD": str(info.get("password") or ""),
+        "POSTGRES_DATABASE": str(info.get("dbname") or "postgres"),
+        "POSTGRES_MAX_CONNECTIONS": os.environ.get("POSTGRES_MAX_CONNECTIONS", "4"),
+    }
+    if port == "6543":  # Supabase's transaction pooler cannot keep prepared statements
+        env["POSTGRES_STATEMENT_CACHE_SIZE"] = "0"
+    return env
+
+
+class RagStore:
+    def __init__(self, settings: Settings, database_url: str, embedder: Embedder):
+        os.environ.update(postgres_env(database_url))
+        os.environ.pop("POSTGRES_WORKSPACE", None)  # it would override every instance's workspace
+        logging.getLogger("lightrag").setLevel(logging.WARNING)
+        self.settings = settings
+        self.embedder = embedder
+        self._instances: dict[str, Any] = {}
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="segcite-rag-loop", daemon=True)
+        self._thread.start()
+
+    def _run(self, coro, timeout: float):
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result(timeout)
+
+    async def _instance(self, workspace_id: str):
+        from lightrag import LightRAG
+        from lightrag.utils import EmbeddingFunc, Tokenizer
+
+        name = workspace_name(workspace_id)
+        if name in self._instances:
+            return self._instances[name]
+        rag = LightRAG(
+            working_dir=str(self.settings.home / "rag"),
+            workspace=name,
+            kv_storage="PGKVStorage",
+            vector_storage="PGVectorStorage",
+            doc_status_storage="PGDocStatusStorage",
+            graph_storage="PGTableGraphStorage",
+            embedding_func=EmbeddingFunc(
+                embedding_dim=self.embedder.dim,
+                func=self.embedder,
+                max_token_size=8192,
+                model_name=self.embedder.model_name,
+            ),
+            llm_model_func=self._llm_func(),
+            tokenizer=Tokenizer("segcite-offline", OfflineTokenizer()),
+            chunk_token_size=CHUNK_TOKEN_SIZE,
+            # Retrieval returns the top K whatever their similarity; the citation checks judge relevance.
+            vector_db_storage_cls_kwargs={"cosine_better_than_threshold": -1.0},
+        )
+        await rag.initialize_storages()
+        self._instances[name] = rag
+        return rag
+
+    def _llm_func(self):
+        settings = self.settings
+        if settings.segcite_rag_mode != "mix":
+
+            async def no_llm(*_: Any, **__: Any) -> str:  # naive mode never calls it
+                raise PermanentError("LightRAG asked for an LLM in naive mode")
+
+            return no_llm
+        if settings.segcite_llm_provider != "openai":
+            raise PermanentError(
+                "SEGCITE_RAG_MODE=mix extracts a knowledge graph and needs SEGCITE_LLM_PROVIDER=openai"
+            )
+        import openai
+
+        client = openai.AsyncOpenAI(
+            base_url=settings.openai_base_url,
+            timeout=settings.segcite_llm_timeout,
+            api_key=settings.openai_api_key.get_secret_value() if settings.openai_api_key else "not-needed",
+        )
+
+        async def complete(prompt: str, system_prompt: str | None = None, history_messages=None, **_: Any) -> str:
+            messages = [{"role": "system", "content": system_prompt}] if system_prompt else []
+            messages += [*list(history_messages or []), {"role": "user", "content": prompt}]
+            response = await client.chat.completions.create(model=settings.segcite_llm_model, messages=messages)
+            return response.choices[0].message.content or ""
+
+        return complete
+
+    # public, synchronous API ---------------------------------------------------------------------------
+
+    def replace_document(
+        self, workspace_id: str, document_id: str, segments: Sequence[Segment], timeout: float = 600
+    ) -> int:
+        """Delete, then insert the segments 1:1 as chunks; wait until LightRAG says PROCESSED."""
+        return self._run(self._replace(workspace_id, document_id, segments, timeout), timeout + 30)
+
+    async def _replace(self, workspace_id: str, document_id: str, segments: Sequence[Segment], timeout: float) -> int:
+        from lightrag.parser.routing import resolve_chunk_options
+
+        rag = await self._instance(workspace_id)
+        await self._delete(rag, document_id)
+        text = SEPARATOR.join(tagged_text(s).replace("\u241e", "") for s in segments)
+        options = resolve_chunk_options(rag.addon_params, split_by_character=SEPARATOR, split_by_character_only=True)
+        process = "F!" if self.settings.segcite_rag_mode == "naive" else "F"  # "!": no knowledge-graph extraction
+        await rag.apipeline_enqueue_documents(
+            [text],
+            ids=[document_id],
+            file_paths=[f"{document_id}.json"],
+            process_options=process,
+            chunk_options=options,
+        )
+        await rag.apipeline_process_enqueue_documents()
+        deadline = time.monotonic() + timeout
+        while True:  # ainsert-style processing does not raise on failure: the status says
+            status = await rag.doc_status.get_by_id(document_id)
+            state = str((status or {}).get("status", "")).lower()
+            if state.endswith("processed"):
+                return int(status.get("chunks_count") or 0)
+            if state.endswith("failed"):
+                raise TransientError(f"the RAG store failed to index the document: {status.get('error_msg')}")
+            if time.monotonic() > deadline:
+                raise TransientError(f"the RAG store did not finish indexing within {timeout:.0f} s")
+            await asyncio.sleep(0.2)
+            await rag.apipeline_process_enqueue_documents()
+
+    async def _delete(self, rag, document_id: str) -> None:
+        if await rag.doc_status.get_by_id(document_id) is not None:
+            result = await rag.adelete_by_doc_id(document_id)
+            if result.status not in ("success", "not_found"):
+                raise TransientError(f"the RAG store could not delete the old version: {result.message}")
+
+    def delete_document(self, workspace_id: str, document_id: str, timeout: float = 300) -> None:
+        async def run() -> None:
+            await self._delete(await self._instance(workspace_id), document_id)
+
+        self._run(run(), timeout)
+
+    def retrieve(self, workspace_id: str, question: str, top_k: int, timeout: float = 120) -> list[str]:
+        """The context ids for a question: SEG ids of the chunks LightRAG retrieves."""
+
+        async def run() -> list[str]:
+            from lightrag import QueryParam
+
+            rag = await self._instance(workspace_id)
+            mode = "naive" if self.settings.segcite_rag_mode == "naive" else "mix"
+            result = await rag.aquery_data(
+                question, QueryParam(mode=mode, chunk_top_k=top_k, top_k=top_k, enable_rerank=False)
+            )
+            if result.get("status") == "failure":
+                message = str(result.get("message", ""))
+                if "no" in message.lower() and "found" in message.lower():
+                    return []
+                raise TransientError(f"retrieval failed: {message}")
+            return segment_ids_of(result.get("data", {}).get("chunks", []))
+
+        return self._run(run(), timeout)
+
+    def chunk_count(self, workspace_id: str, document_id: str) -> int:
+        async def run() -> int:
+            status = await (await self._instance(workspace_id)).doc_status.get_by_id(document_id)
+            return int((status or {}).get("chunks_count") or 0)
+
+        return self._run(run(), 60)
+
+    def close(self) -> None:
+        async def finalize() -> None:
+            for rag in self._instances.values():
+                await rag.finalize_storages()
+
+        try:
+            self._run(finalize(), 30)
+        finally:
+            self._loop.call_soon_threadsafe(self._loop.stop)
