@@ -119,19 +119,27 @@ class WorkerProcess:
 
 @pytest.fixture(scope="session")
 def celery_app(services: Services, service_home: Path):
-    """The app as a client sees it, pointed at the test services."""
-    from worker.app import make_celery
-    from worker.settings import Settings
+    """The app the enqueue helpers use (worker.events), pointed at the test broker before its first use."""
+    from worker.app import app
+    from worker.embedded import celery_broker_url
 
-    app = make_celery(
-        Settings(redis_url=services.redis_url, database_url=services.database_url, segcite_home=service_home)
-    )
+    url = celery_broker_url(services.redis_url)
+    app.conf.update(broker_url=url, result_backend=url)
     app.loader.import_default_modules()
     return app
 
 
 @pytest.fixture(scope="session")
-def celery_worker(services: Services, service_home: Path, celery_app) -> Iterator[WorkerProcess]:
+def migrated(services: Services) -> str:
+    """The session database with segcite's migrations applied (the worker's database)."""
+    from worker.migrate import apply_migrations
+
+    apply_migrations(services.database_url)
+    return services.database_url
+
+
+@pytest.fixture(scope="session")
+def celery_worker(services: Services, service_home: Path, celery_app, migrated) -> Iterator[WorkerProcess]:
     worker = WorkerProcess(service_env(services, service_home), service_home / "worker.log")
     try:
         wait_for(lambda: _pings(celery_app), timeout=60, what=f"the worker (log: {worker.log})", interval=0.5)

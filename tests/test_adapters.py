@@ -1,0 +1,282 @@
+"""Adapters against real servers: moto's S3 server as R2, a local HTTP server speaking the OpenAI API."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import uuid
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+import redis
+from docai_synth import PageSpec, build_document, shard_document
+
+from worker import pipeline
+from worker.embedded import redis_client_url
+from worker.objects import LocalFolderStore, MissingObject, R2Store
+from worker.providers import HashEmbedder, OpenAIAnswerer, OpenAIEmbedder, PermanentError, TransientError
+from worker.rag import RagStore
+from worker.runtime import Runtime
+from worker.settings import Settings
+from worker.store import PostgresStore
+
+# --- R2 (moto) ----------------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def r2_endpoint() -> Iterator[str]:
+    from moto.server import ThreadedMotoServer
+
+    port = free_port()
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port)
+    server.start()
+    yield f"http://127.0.0.1:{port}"
+    server.stop()
+
+
+@pytest.fixture
+def r2(r2_endpoint: str, monkeypatch) -> R2Store:
+    bucket = f"docai-{uuid.uuid4().hex[:8]}"
+    settings = Settings(
+        r2_endpoint_url=r2_endpoint, r2_bucket=bucket, r2_access_key_id="test", r2_secret_access_key="test-secret"
+    )
+    store = R2Store(settings)
+    # R2 buckets are made in its dashboard; moto needs the "auto" region spelled out.
+    store.client.create_bucket(Bucket=bucket, CreateBucketConfiguration={"LocationConstraint": "auto"})
+    return store
+
+
+def test_r2_client_is_configured_for_r2(r2: R2Store) -> None:
+    config = r2.client.meta.config
+    assert config.signature_version == "s3v4"
+    assert config.request_checksum_calculation == "when_required"
+    assert config.response_checksum_validation == "when_required"
+    assert r2.client.meta.region_name == "auto"
+
+
+def test_r2_single_object_and_shard_prefix(r2: R2Store) -> None:
+    document, _ = build_document([PageSpec(["One."]), PageSpec(["Two."]), PageSpec(["Three."])], with_tokens=False)
+    r2.put("docai/one.json", orjson.dumps(document))
+    assert [orjson.loads(b)["text"] for b in r2.read_docai("docai/one.json")] == [document["text"]]
+    shards = shard_document(document, 1)
+    for i, shard in enumerate(shards):
+        r2.put(f"docai/sharded/part-{i}.json", orjson.dumps(shard))
+    r2.put("docai/sharded/notes.txt", b"not a shard")
+    for key in ("docai/sharded/", "docai/sharded"):  # a prefix with or without its slash
+        blobs = r2.read_docai(key)
+        assert [orjson.loads(b)["text"] for b in blobs] == [s["text"] for s in shards]
+
+
+def test_r2_missing_object_message(r2: R2Store) -> None:
+    with pytest.raises(MissingObject) as info:
+        r2.read_docai("docai/nope.json")
+    assert str(info.value) == f"Document AI JSON not found at r2://{r2.bucket}/docai/nope.json"
+
+
+def test_r2_unreachable_is_transient() -> None:
+    settings = Settings(
+        r2_endpoint_url=f"http://127.0.0.1:{free_port()}", r2_bucket="b", r2_access_key_id="k", r2_secret_access_key="s"
+    )
+    with pytest.raises(TransientError, match="R2 unreachable"):
+        R2Store(settings).read_docai("docai/x.json")
+
+
+# --- a local OpenAI-compatible server -------------------------------------------------------------------
+
+
+class FakeOpenAI:
+    """Records every request; answers from a script (status, body) or with a default."""
+
+    def __init__(self) -> None:
+        self.requests: list[tuple[str, dict[str, Any]]] = []
+        self.replies: list[tuple[int, dict[str, Any]]] = []
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                fake.requests.append((self.path, body))
+                status, reply = fake.replies.pop(0) if fake.replies else (200, fake.default(self.path, body))
+                data = json.dumps(reply).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    @staticmethod
+    def completion(content: str) -> dict[str, Any]:
+        return {
+            "id": "c1",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "m",
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
+        }
+
+    def default(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        if path.endswith("/embeddings"):
+            inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
+            return {
+                "object": "list",
+                "model": body["model"],
+                "data": [{"object": "embedding", "index": i, "embedding": [0.25] * 16} for i in range(len(inputs))],
+            }
+        return self.completion('{"sections": []}')
+
+
+@pytest.fixture
+def fake_openai() -> Iterator[FakeOpenAI]:
+    fake = FakeOpenAI()
+    yield fake
+    fake.server.shutdown()
+
+
+def openai_settings(fake: FakeOpenAI, **extra: Any) -> Settings:
+    return Settings(
+        segcite_llm_provider="openai",
+        openai_base_url=fake.url,
+        openai_api_key="sk-test-key-123456",
+        segcite_llm_model="test-model",
+        segcite_llm_timeout=5,
+        **extra,
+    )
+
+
+def test_openai_answerer_sends_the_prompt_in_json_mode(fake_openai: FakeOpenAI) -> None:
+    from ingest import Segment
+
+    fake_openai.replies.append((200, FakeOpenAI.completion('{"sections": [{"text": "Hi.", "source_ids": ["d:0"]}]}')))
+    context = [Segment("d", 0, 2, "paragraph", "Paris is the capital.", None, None, None)]
+    raw = OpenAIAnswerer(openai_settings(fake_openai)).answer(
+        "What is the capital?", context, [{"role": "user", "content": "earlier question"}]
+    )
+    assert orjson.loads(raw)["sections"][0]["source_ids"] == ["d:0"]
+    [(path, body)] = fake_openai.requests
+    assert path == "/v1/chat/completions"
+    assert body["model"] == "test-model" and body["temperature"] == 0
+    assert body["response_format"] == {"type": "json_object"}
+    assert [m["role"] for m in body["messages"]] == ["system", "user", "user"]
+    assert body["messages"][1]["content"] == "earlier question"
+    assert "[SEG=d:0] (page 3) Paris is the capital." in body["messages"][-1]["content"]
+
+
+def test_openai_answerer_falls_back_when_json_mode_is_unsupported(fake_openai: FakeOpenAI) -> None:
+    fake_openai.replies.append((400, {"error": {"message": "response_format is not supported", "type": "x"}}))
+    fake_openai.replies.append((200, FakeOpenAI.completion("plain text answer")))
+    assert OpenAIAnswerer(openai_settings(fake_openai)).answer("q", [], []) == "plain text answer"
+    assert "response_format" in fake_openai.requests[0][1]
+    assert "response_format" not in fake_openai.requests[1][1]
+
+
+@pytest.mark.parametrize(
+    ("status", "error"),
+    [(500, TransientError), (503, TransientError), (429, TransientError), (401, PermanentError), (404, PermanentError)],
+)
+def test_openai_errors_are_classified(fake_openai: FakeOpenAI, status: int, error: type) -> None:
+    fake_openai.replies.extend([(status, {"error": {"message": "nope", "type": "x"}})] * 3)
+    with pytest.raises(error):
+        OpenAIAnswerer(openai_settings(fake_openai)).answer("q", [], [])
+
+
+def test_openai_timeout_is_transient(fake_openai: FakeOpenAI) -> None:
+    settings = openai_settings(fake_openai)
+    settings.openai_base_url = f"http://127.0.0.1:{free_port()}/v1"  # nothing listens there
+    with pytest.raises(TransientError, match="LLM unavailable"):
+        OpenAIAnswerer(settings).answer("q", [], [])
+
+
+def test_openai_embedder(fake_openai: FakeOpenAI) -> None:
+    import asyncio
+
+    embedder = OpenAIEmbedder(
+        openai_settings(fake_openai, segcite_embedding_dim=16, segcite_embedding_model="embed-model")
+    )
+    vectors = asyncio.run(embedder(["a", "b"]))
+    assert vectors.shape == (2, 16)
+    assert fake_openai.requests[0][0] == "/v1/embeddings"
+    assert fake_openai.requests[0][1]["model"] == "embed-model" and fake_openai.requests[0][1]["input"] == ["a", "b"]
+
+
+# --- the pipeline in-process with R2 and the openai provider --------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def rag_and_store(migrated: str, services, service_home: Path):
+    settings = Settings(segcite_home=service_home)
+    store = PostgresStore(migrated, max_size=2)
+    rag = RagStore(settings, migrated, HashEmbedder(settings.segcite_embedding_dim))
+    yield rag, store
+    rag.close()
+    store.close()
+
+
+def test_pipeline_with_r2_and_openai_uses_history_and_delivers_bad_json_uncited(
+    rag_and_store, services, r2: R2Store, fake_openai: FakeOpenAI
+) -> None:
+    rag, store = rag_and_store
+    settings = openai_settings(fake_openai)
+    rt = Runtime(
+        settings=settings,
+        store=store,
+        objects=r2,
+        rag=rag,
+        answerer=OpenAIAnswerer(settings),
+        redis=redis.Redis.from_url(redis_client_url(services.redis_url)),
+    )
+    workspace = str(uuid.uuid4())
+    document, _ = build_document(
+        [PageSpec(["The reactor was commissioned in 1998."]), PageSpec(["It produces 1,200 megawatts at full load."])]
+    )
+    document_id = str(uuid.uuid4())
+    r2.put(f"docai/{document_id}/", b"")  # an empty marker object must not confuse the prefix read
+    for i, shard in enumerate(shard_document(document, 1)):
+        r2.put(f"docai/{document_id}/shard-{i}.json", orjson.dumps(shard))
+    store.create_document(workspace, "reactor", f"docai/{document_id}/", document_id)
+    assert pipeline.ingest_document(rt, document_id) == {"document_id": document_id, "segments": 2, "pages": 2}
+
+    conversation = store.create_conversation(workspace)
+    first = store.create_message(conversation, "user", "When was it commissioned?")
+    store.update_message(
+        store.create_message(conversation, "assistant", "", first.id).id, status="done", content="In 1998 [1]."
+    )
+    question = store.create_message(conversation, "user", "And its output?")
+    answer = store.create_message(conversation, "assistant", "", reply_to=question.id)
+    fake_openai.replies.append((200, FakeOpenAI.completion("It makes 1,200 megawatts. {not json")))
+    result = pipeline.answer_message(rt, answer.id)
+    assert result["message_id"] == answer.id
+
+    body = fake_openai.requests[-1][1]
+    assert [m["content"] for m in body["messages"][1:3]] == ["When was it commissioned?", "In 1998 [1]."]
+    assert "Question: And its output?" in body["messages"][-1]["content"]
+    message = store.get_message(answer.id)
+    assert message.status == "done"
+    assert message.content.startswith("It makes 1,200 megawatts")
+    sections = message.metadata["sections"]
+    assert sections[0]["citation_status"] == "matched"  # no ids, but the text matches a segment
+    assert message.metadata["citations"][0]["segment_id"] == f"{document_id}:1"
+    assert message.metadata["citations"][0]["page_idx"] == 1
+
+
+def test_local_folder_store_refuses_keys_outside_its_folder(tmp_path: Path) -> None:
+    store = LocalFolderStore(tmp_path / "objects")
+    with pytest.raises(PermanentError, match="outside"):
+        store.read_docai("../../etc/passwd")
