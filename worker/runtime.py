@@ -36,7 +36,7 @@ def make_runtime(settings: Settings) -> Runtime:
     if settings.segcite_store == "supabase":
         from worker.supabase_store import SupabaseStore
 
-        store: Store = SupabaseStore(settings, PostgresStore(services.database_url))
+        store: Store = SupabaseStore(settings)
     else:
         store = PostgresStore(services.database_url)
     return Runtime(

@@ -10,7 +10,7 @@ import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import orjson
 import psycopg
@@ -20,6 +20,9 @@ from psycopg_pool import ConnectionPool
 
 from ingest import BBox, Segment
 from query.match import SegmentSource, content_words
+
+if TYPE_CHECKING:
+    from worker.supabase_store import SupabaseStore
 
 # Realtime broadcasts are capped; past this the client gets `{message_id, status}` and refetches the row.
 MAX_EVENT_BYTES = 250_000
@@ -95,7 +98,6 @@ class Store(Protocol):
     def get_message(self, message_id: str) -> MessageRow | None: ...
     def history(self, message: MessageRow, limit: int) -> list[dict[str, str]]: ...
     def update_message(self, message_id: str, **fields: Any) -> MessageRow: ...
-    def stale(self, older_than_seconds: int) -> tuple[list[DocumentRow], list[MessageRow]]: ...
 
 
 _DOCUMENT_COLUMNS = (
@@ -342,26 +344,11 @@ class PostgresStore:
             )
         return message
 
-    def stale(self, older_than_seconds: int) -> tuple[list[DocumentRow], list[MessageRow]]:
-        """Work a dead worker may have left behind: documents mid-ingest, messages mid-answer."""
-        with self.pool.connection() as conn:
-            documents = conn.execute(
-                f"select {_DOCUMENT_COLUMNS} from documents where status in ('parsed', 'ingesting') "
-                "and updated_at < now() - make_interval(secs => %s)",
-                (older_than_seconds,),
-            ).fetchall()
-            messages = conn.execute(
-                f"select {_MESSAGE_COLUMNS} from messages m join conversations c on c.id = m.conversation_id "
-                "where m.status = 'processing' and m.updated_at < now() - make_interval(secs => %s)",
-                (older_than_seconds,),
-            ).fetchall()
-        return [_document(r) for r in documents], [_message(r) for r in messages]
-
 
 class PostgresSegmentSource:
     """The workspace tier of the fallback: lookups by id, and full-text candidates (design §5.5)."""
 
-    def __init__(self, store: PostgresStore, workspace_id: str):
+    def __init__(self, store: PostgresStore | SupabaseStore, workspace_id: str):
         self.store = store
         self.workspace_id = workspace_id
 

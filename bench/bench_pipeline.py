@@ -1,0 +1,163 @@
+"""The pipeline on the embedded servers, in one run:
+
+- ingest time of a 48-page document (the sharded fixture when ../shared is there, else a generated one),
+  through Celery and in-process;
+- answer latency through Celery vs the same pipeline called in-process (overhead in %);
+- answers per second through Celery with the extractive provider.
+
+    python bench/bench_pipeline.py [--answers 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import orjson
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tests"))
+from docai_synth import PageSpec, build_document  # noqa: E402
+
+from worker import pipeline  # noqa: E402
+from worker.embedded import start_postgres, start_redis, stop_postgres, stop_redis  # noqa: E402
+from worker.migrate import apply_migrations  # noqa: E402
+from worker.settings import Settings  # noqa: E402
+
+SHARDS = REPO.parent / "shared" / "fixtures" / "docai" / "invoice_sharded_48p_noimages"
+QUESTIONS = [
+    "What is the total amount due?",
+    "Who is the invoice from?",
+    "What does Service B cost?",
+    "When is payment due?",
+    "What are the contract terms?",
+]
+
+
+def document_48_pages() -> tuple[str, list[bytes]]:
+    if SHARDS.is_dir():
+        return "invoice_sharded_48p_noimages (5 shards)", [p.read_bytes() for p in sorted(SHARDS.glob("*.json"))]
+    pages = [
+        PageSpec(
+            [
+                f"Invoice page {i}. Total amount due is {100 + i} dollars for Service B.",
+                "Payment is due within 30 days of the invoice date.",
+            ]
+        )
+        for i in range(48)
+    ]
+    return "generated 48 pages", [orjson.dumps(build_document(pages)[0])]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--answers", type=int, default=30)
+    args = parser.parse_args()
+    home = Path(tempfile.mkdtemp(prefix="sc-bench-", dir="/tmp"))
+    redis_url, database_url = start_redis(home), start_postgres(home)
+    apply_migrations(database_url)
+    os.environ.update(REDIS_URL=redis_url, DATABASE_URL=database_url, SEGCITE_HOME=str(home))
+    from worker.app import app
+    from worker.runtime import make_runtime
+
+    worker = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "worker.app",
+            "worker",
+            "-Q",
+            "ingest,query",
+            "-c",
+            "2",
+            "-l",
+            "WARNING",
+        ],
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    rt = make_runtime(Settings(redis_url=redis_url, database_url=database_url, segcite_home=home))
+    try:
+        while True:
+            try:
+                app.send_task("segcite.ping").get(timeout=2)
+                break
+            except Exception:
+                time.sleep(0.5)
+        label, blobs = document_48_pages()
+        workspace = str(uuid.uuid4())
+        document_id = str(uuid.uuid4())
+        for i, blob in enumerate(blobs):
+            rt.objects.put(f"docai/{document_id}/part-{i}.json", blob)
+        rt.store.create_document(workspace, label, f"docai/{document_id}/", document_id)
+
+        celery_ingest, local_ingest = [], []
+        for _ in range(3):
+            rt.store.update_document(document_id, status="uploaded")
+            start = time.perf_counter()
+            app.send_task("segcite.ingest_document", args=[document_id]).get(timeout=600)
+            celery_ingest.append(time.perf_counter() - start)
+            rt.store.update_document(document_id, status="uploaded")
+            start = time.perf_counter()
+            pipeline.ingest_document(rt, document_id)
+            local_ingest.append(time.perf_counter() - start)
+        row = rt.store.get_document(document_id)
+        print(f"document: {label}: {row.page_count} pages, {row.segment_count} segments")
+        print(
+            f"ingest through Celery: median {statistics.median(celery_ingest):.2f} s; "
+            f"in-process: {statistics.median(local_ingest):.2f} s"
+        )
+
+        conversation = rt.store.create_conversation(workspace)
+
+        def new_message(n: int) -> str:
+            question = rt.store.create_message(conversation, "user", QUESTIONS[n % len(QUESTIONS)])
+            return rt.store.create_message(conversation, "assistant", "", reply_to=question.id).id
+
+        celery_times, local_times = [], []
+        for n in range(args.answers):
+            message_id = new_message(n)
+            start = time.perf_counter()
+            app.send_task("segcite.answer_message", args=[message_id]).get(timeout=120)
+            celery_times.append(time.perf_counter() - start)
+            message_id = new_message(n)
+            start = time.perf_counter()
+            pipeline.answer_message(rt, message_id)
+            local_times.append(time.perf_counter() - start)
+        celery_median, local_median = statistics.median(celery_times), statistics.median(local_times)
+        print(
+            f"answer latency through Celery: median {celery_median * 1000:.0f} ms; in-process "
+            f"{local_median * 1000:.0f} ms; Celery overhead {100 * (celery_median / local_median - 1):.0f}%"
+        )
+
+        batch = [new_message(n) for n in range(args.answers * 2)]
+        start = time.perf_counter()
+        results = [app.send_task("segcite.answer_message", args=[m]) for m in batch]
+        for result in results:
+            result.get(timeout=300)
+        elapsed = time.perf_counter() - start
+        done = sum(rt.store.get_message(m).status == "done" for m in batch)
+        print(
+            f"throughput: {len(batch)} answers in {elapsed:.2f} s = {len(batch) / elapsed:.1f} answers/s "
+            f"(2 worker processes, extractive provider; {done}/{len(batch)} done)"
+        )
+    finally:
+        worker.terminate()
+        worker.wait(60)
+        rt.close()
+        stop_redis(home)
+        stop_postgres(home)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,169 @@
+"""The `supabase` store, checked on the exact HTTP requests it sends.
+
+PostgREST and Realtime cannot run here, so this is the one place that mocks HTTP (respx answers with the
+shapes PostgREST returns); everything else in the suite talks to real servers.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+import httpx
+import pytest
+import respx
+
+from ingest import Segment
+from worker.settings import Settings
+from worker.supabase_store import SupabaseStore
+
+URL = "https://project.supabase.co"
+KEY = "service-role-key-0123456789"
+DOC = str(uuid.uuid4())
+WS = str(uuid.uuid4())
+
+
+def document_row(**over) -> dict:
+    return {
+        "id": DOC,
+        "workspace_id": WS,
+        "filename": "a.json",
+        "status": "ingesting",
+        "docai_raw_r2_key": "k",
+        "page_count": 2,
+        "segment_count": 5,
+        "error": None,
+        "progress": 0.5,
+        "updated_at": None,
+        **over,
+    }
+
+
+@pytest.fixture
+def store():
+    settings = Settings(segcite_store="supabase", supabase_url=URL, supabase_service_role_key=KEY)
+    with respx.mock(assert_all_called=False) as mock:
+        yield SupabaseStore(settings), mock
+
+
+def test_update_document_patches_the_row_then_broadcasts(store) -> None:
+    supabase, mock = store
+    patch = mock.patch(f"{URL}/rest/v1/documents").mock(
+        return_value=httpx.Response(200, json=[document_row(status="ingested", progress=1.0)])
+    )
+    broadcast = mock.post(f"{URL}/realtime/v1/api/broadcast").mock(return_value=httpx.Response(202))
+    row = supabase.update_document(DOC, status="ingested", progress=1.0)
+    assert row.status == "ingested"
+
+    request = patch.calls.last.request
+    assert request.url.params["id"] == f"eq.{DOC}"
+    assert json.loads(request.content) == {"status": "ingested", "progress": 1.0}
+    assert request.headers["apikey"] == KEY
+
+    sent = broadcast.calls.last.request
+    assert sent.headers["Authorization"] == f"Bearer {KEY}" and sent.headers["apikey"] == KEY
+    assert json.loads(sent.content) == {
+        "messages": [
+            {
+                "topic": f"workspace:{WS}",
+                "event": "document.status_updated",
+                "private": True,
+                "payload": {
+                    "document_id": DOC,
+                    "status": "ingested",
+                    "progress": 1.0,
+                    "error": None,
+                    "page_count": 2,
+                    "segment_count": 5,
+                },
+            }
+        ]
+    }
+
+
+def test_large_message_event_sends_only_id_and_status(store) -> None:
+    supabase, mock = store
+    message_id, conversation_id = str(uuid.uuid4()), str(uuid.uuid4())
+    huge = {"citations": ["x" * 300_000]}
+    row = {
+        "id": message_id,
+        "conversation_id": conversation_id,
+        "role": "assistant",
+        "reply_to": None,
+        "content": "answer",
+        "status": "done",
+        "metadata": huge,
+        "error": None,
+        "created_at": None,
+        "updated_at": None,
+        "conversations": {"workspace_id": WS},
+    }
+    mock.patch(f"{URL}/rest/v1/messages").mock(return_value=httpx.Response(200, json=[{"id": message_id}]))
+    mock.get(f"{URL}/rest/v1/messages").mock(return_value=httpx.Response(200, json=[row]))
+    broadcast = mock.post(f"{URL}/realtime/v1/api/broadcast").mock(return_value=httpx.Response(202))
+    supabase.update_message(message_id, status="done", content="answer", metadata=huge)
+    [message] = json.loads(broadcast.calls.last.request.content)["messages"]
+    assert message["topic"] == f"conversation:{conversation_id}"
+    assert message["payload"] == {"message_id": message_id, "status": "done"}
+
+
+def test_replace_segments_deletes_then_inserts(store) -> None:
+    supabase, mock = store
+    delete = mock.delete(f"{URL}/rest/v1/document_segments").mock(return_value=httpx.Response(200, json=[]))
+    insert = mock.post(f"{URL}/rest/v1/document_segments").mock(return_value=httpx.Response(201, json=[]))
+    segments = [Segment(DOC, i, 0, "paragraph", f"text {i}", 0, 6, None) for i in range(3)]
+    supabase.replace_segments(supabase_document(), segments)
+    assert delete.calls.last.request.url.params["document_id"] == f"eq.{DOC}"
+    rows = json.loads(insert.calls.last.request.content)
+    assert [r["segment_index"] for r in rows] == [0, 1, 2]
+    assert rows[0]["workspace_id"] == WS and "segment_id" not in rows[0]
+
+
+def supabase_document():
+    from worker.store import _document
+
+    return _document(document_row())
+
+
+def test_search_uses_full_text_search_on_tsv(store) -> None:
+    supabase, mock = store
+    route = mock.get(f"{URL}/rest/v1/document_segments").mock(
+        return_value=httpx.Response(
+            200,
+            json=[
+                {
+                    "document_id": DOC,
+                    "segment_index": 4,
+                    "workspace_id": WS,
+                    "page_idx": 1,
+                    "kind": "paragraph",
+                    "text": "Budget 2024",
+                    "char_start": None,
+                    "char_end": None,
+                    "bbox": None,
+                },
+            ],
+        )
+    )
+    found = supabase.search_segments(WS, "What was the budget in 2024?", 10)
+    assert [s.segment_id for s in found] == [f"{DOC}:4"]
+    params = route.calls.last.request.url.params
+    assert params["tsv"] == "fts(simple).2024 | budget"  # stop words left out
+    assert params["workspace_id"] == f"eq.{WS}" and params["limit"] == "10"
+
+
+def test_broadcast_server_errors_are_transient(store) -> None:
+    from worker.providers import TransientError
+
+    supabase, mock = store
+    mock.patch(f"{URL}/rest/v1/documents").mock(return_value=httpx.Response(200, json=[document_row()]))
+    mock.post(f"{URL}/realtime/v1/api/broadcast").mock(return_value=httpx.Response(503))
+    with pytest.raises(TransientError):
+        supabase.update_document(DOC, progress=0.5)
+
+
+def test_missing_settings_say_what_is_needed() -> None:
+    from worker.providers import PermanentError
+
+    with pytest.raises(PermanentError, match="SUPABASE_URL and SUPABASE_SERVICE_ROLE_KEY"):
+        SupabaseStore(Settings(segcite_store="supabase"))
