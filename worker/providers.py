@@ -53,7 +53,10 @@ class OpenAIAnswerer:
         messages = build_messages(question, context, history)
         openai = self._openai
         try:
-            return self._complete(messages)
+            output = self._complete(messages)
+            if not output.strip():
+                raise TransientError("the LLM returned an empty answer")
+            return output
         except openai.BadRequestError as exc:
             if self._json_mode and "response_format" in str(exc):
                 self._json_mode = False  # a server without JSON mode: the prompt still asks for JSON

@@ -1,0 +1,58 @@
+"""`segcite ingest` and `segcite ask` as a user runs them, against the test services and worker."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import uuid
+
+import orjson
+from conftest import REPO, service_env
+from docai_synth import PageSpec, build_document
+
+
+def run(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "worker.cli", *args], env=env, cwd=REPO, capture_output=True, text=True, timeout=300
+    )
+
+
+def test_ingest_then_ask(services, service_home, celery_worker, tmp_path) -> None:
+    env = service_env(services, service_home)
+    workspace = f"cli-{uuid.uuid4().hex[:8]}"
+    document, _ = build_document(
+        [PageSpec(["The museum opened in 1932 in Lyon."]), PageSpec(["Its collection holds 4,500 paintings."])]
+    )
+    path = tmp_path / "museum.json"
+    path.write_bytes(orjson.dumps(document))
+
+    ingested = run(env, "ingest", str(path), "--workspace", workspace)
+    assert ingested.returncode == 0, ingested.stderr
+    assert "museum.json: ingested, 2 page(s), 2 segment(s), document " in ingested.stdout
+    assert "ingesting" in ingested.stderr  # progress
+
+    answered = run(env, "ask", "How many paintings does the collection hold?", "--workspace", workspace)
+    assert answered.returncode == 0, answered.stderr
+    lines = answered.stdout.splitlines()
+    assert lines[0] == "Its collection holds 4,500 paintings [1]."
+    assert lines[2].startswith("[1] museum.json, page 2 (cited): Its collection holds 4,500 paintings.")
+
+    as_json = run(env, "ask", "When did the museum open?", "--workspace", workspace, "--json")
+    payload = orjson.loads(as_json.stdout)
+    assert payload["content"] == "The museum opened in 1932 in Lyon [1]."
+    assert payload["metadata"]["citations"][0]["page_idx"] == 0
+
+
+def test_ingest_of_a_bad_file_exits_non_zero(services, service_home, celery_worker, tmp_path) -> None:
+    path = tmp_path / "broken.json"
+    path.write_text('{"document": {"text": "wrapped"}}')
+    result = run(service_env(services, service_home), "ingest", str(path), "--workspace", "cli-bad")
+    assert result.returncode == 1
+    assert "broken.json: failed: invalid Document AI JSON" in result.stderr
+    assert "ProcessResponse wrapper" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_empty_question_is_refused(services, service_home) -> None:
+    result = run(service_env(services, service_home), "ask", "  ")
+    assert (result.returncode, result.stderr.strip()) == (2, "error: the question is empty")

@@ -1,0 +1,72 @@
+"""The postgres store on a real PostgreSQL: events with realtime.send where Supabase's schema exists."""
+
+from __future__ import annotations
+
+import uuid
+
+import psycopg
+
+from ingest import Segment
+from worker.migrate import apply_migrations
+from worker.store import PostgresStore
+
+
+def test_events_go_through_realtime_send_in_the_same_transaction(fresh_database: str) -> None:
+    with psycopg.connect(fresh_database, autocommit=True) as conn:
+        conn.execute(
+            """
+            create schema realtime;
+            create table realtime.sent (payload jsonb, event text, topic text, private boolean);
+            create function realtime.send(payload jsonb, event text, topic text, private boolean default true)
+            returns void language sql as $$ insert into realtime.sent values (payload, event, topic, private) $$;
+            """
+        )
+    apply_migrations(fresh_database)
+    store = PostgresStore(fresh_database, max_size=1)
+    try:
+        assert store.has_realtime
+        workspace = str(uuid.uuid4())
+        document = store.create_document(workspace, "a.json", "docai/a.json")
+        store.update_document(document.id, status="ingesting", progress=0.5)
+        conversation = store.create_conversation(workspace)
+        question = store.create_message(conversation, "user", "q?")
+        answer = store.create_message(conversation, "assistant", "", reply_to=question.id)
+        store.update_message(answer.id, status="done", content="x" * 300_000, metadata={"k": 1})
+        with psycopg.connect(fresh_database) as conn:
+            sent = conn.execute("select topic, event, payload, private from realtime.sent order by event").fetchall()
+        assert sent[0][:2] == (f"workspace:{workspace}", "document.status_updated")
+        assert sent[0][2]["status"] == "ingesting" and sent[0][2]["progress"] == 0.5 and sent[0][3] is True
+        # Over 250 KB: only {message_id, status}; the client refetches the row.
+        assert sent[1][:3] == (
+            f"conversation:{conversation}",
+            "message.status_updated",
+            {"message_id": answer.id, "status": "done"},
+        )
+    finally:
+        store.close()
+
+
+def test_segments_are_replaced_never_appended_and_searchable(fresh_database: str) -> None:
+    apply_migrations(fresh_database)
+    store = PostgresStore(fresh_database, max_size=1)
+    try:
+        workspace = str(uuid.uuid4())
+        document = store.create_document(workspace, "a.json", "docai/a.json")
+        first = [
+            Segment(document.id, i, i, "paragraph", f"Revenue grew to {i}00 euros in 2024.", None, None, None)
+            for i in range(3)
+        ]
+        store.replace_segments(document, first)
+        store.replace_segments(document, first[:2])
+        source = store.segment_source(workspace)
+        assert sorted(source.lookup([f"{document.id}:{i}" for i in range(3)])) == [
+            f"{document.id}:0",
+            f"{document.id}:1",
+        ]
+        assert source.lookup(["not-a-uuid:1", f"{uuid.uuid4()}:0"]) == {}
+        assert source.lookup([f"{document.id}:0"])[f"{document.id}:0"].page_idx == 0
+        found = source.candidates("How much revenue in 2024?", 5)
+        assert {s.segment_id for s in found} == {f"{document.id}:0", f"{document.id}:1"}
+        assert store.segment_source(str(uuid.uuid4())).candidates("revenue 2024", 5) == []  # other workspace
+    finally:
+        store.close()
