@@ -7,7 +7,10 @@ retrying and PermanentError (or InvalidDocument) for what is not; the tasks turn
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 import orjson
@@ -26,23 +29,51 @@ class LockBusy(RuntimeError):
     """Another worker is writing this workspace; try again shortly."""
 
 
-def workspace_lock(rt: Runtime, workspace_id: str):
-    """One writer per workspace (design §4): inserts and deletes of a workspace hold this lock."""
-    return rt.redis.lock(
-        f"segcite:lock:workspace:{workspace_id}",
-        timeout=rt.settings.segcite_task_time_limit,
-        blocking_timeout=30,
-        thread_local=False,
+LOCK_TTL = 60  # seconds; renewed while held, so a killed holder frees the workspace within a minute
+
+
+@contextlib.contextmanager
+def workspace_lock(rt: Runtime, workspace_id: str) -> Iterator[None]:
+    """One writer per workspace (design §4): inserts and deletes of a workspace hold this Redis lock. A thread
+    renews it while the work runs; if the worker dies, it expires after LOCK_TTL."""
+    lock = rt.redis.lock(
+        f"segcite:lock:workspace:{workspace_id}", timeout=LOCK_TTL, blocking_timeout=30, thread_local=False
     )
+    if not lock.acquire():
+        raise LockBusy(f"workspace {workspace_id} is busy with another ingest or delete")
+    released = threading.Event()
+
+    def renew() -> None:
+        while not released.wait(LOCK_TTL / 3):
+            with contextlib.suppress(Exception):  # a failed renewal is retried; expiry is the fallback
+                lock.reacquire()
+
+    keeper = threading.Thread(target=renew, name="segcite-lock-keeper", daemon=True)
+    keeper.start()
+    try:
+        yield
+    finally:
+        released.set()
+        keeper.join(5)
+        with contextlib.suppress(Exception):  # expired and taken by another worker meanwhile: nothing to free
+            lock.release()
 
 
 def ingest_document(rt: Runtime, document_id: str) -> dict[str, Any]:
-    store = rt.store
-    document = store.get_document(document_id)
+    document = rt.store.get_document(document_id)
     if document is None:
         return {"document_id": document_id, "skipped": "no such document"}
-    if document.status in ("ingested", "deleted"):
-        return {"document_id": document_id, "skipped": f"already {document.status}"}
+    # Under the workspace lock, and with the status read again there: a delete or a second copy of this task
+    # that ran meanwhile is seen, so the final state is always one whole ingest or one whole delete.
+    with workspace_lock(rt, document.workspace_id):
+        return _ingest_locked(rt, document_id)
+
+
+def _ingest_locked(rt: Runtime, document_id: str) -> dict[str, Any]:
+    store = rt.store
+    document = store.get_document(document_id)
+    if document is None or document.status in ("ingested", "deleted"):
+        return {"document_id": document_id, "skipped": f"already {document.status}" if document else "deleted"}
     if not document.docai_raw_r2_key:
         raise PermanentError("the document has no docai_raw_r2_key: nothing to ingest")
     store.update_document(document_id, status="ingesting", progress=0.05, error=None)
@@ -59,13 +90,7 @@ def ingest_document(rt: Runtime, document_id: str) -> dict[str, Any]:
     )
     store.replace_segments(document, segments)
     store.update_document(document_id, status="ingesting", progress=0.5)
-    lock = workspace_lock(rt, document.workspace_id)
-    if not lock.acquire():
-        raise LockBusy(f"workspace {document.workspace_id} is busy with another ingest")
-    try:
-        chunks = rt.rag.replace_document(document.workspace_id, document_id, segments)
-    finally:
-        lock.release()
+    chunks = rt.rag.replace_document(document.workspace_id, document_id, segments)
     if chunks != len(segments):
         raise PermanentError(f"the RAG store holds {chunks} chunks for {len(segments)} segments")
     store.update_document(document_id, status="ingested", progress=1.0)
@@ -76,15 +101,10 @@ def delete_document(rt: Runtime, document_id: str) -> dict[str, Any]:
     document = rt.store.get_document(document_id)
     if document is None:
         return {"document_id": document_id, "skipped": "no such document"}
-    lock = workspace_lock(rt, document.workspace_id)
-    if not lock.acquire():
-        raise LockBusy(f"workspace {document.workspace_id} is busy")
-    try:
+    with workspace_lock(rt, document.workspace_id):
+        rt.store.update_document(document_id, status="deleted", progress=1.0, error=None)
         rt.rag.delete_document(document.workspace_id, document_id)
-    finally:
-        lock.release()
-    rt.store.delete_segments(document_id)
-    rt.store.update_document(document_id, status="deleted", progress=1.0, error=None)
+        rt.store.delete_segments(document_id)
     return {"document_id": document_id, "deleted": True}
 
 

@@ -344,6 +344,22 @@ class PostgresStore:
             )
         return message
 
+    def stale(self, older_than_seconds: int) -> tuple[list[str], list[str]]:
+        """Ids of work nobody finished: documents not yet ingested and messages not yet answered whose row has
+        not moved for longer than a task may run (a dead worker's, or a task lost with its broker)."""
+        with self.pool.connection() as conn:
+            documents = conn.execute(
+                "select id from documents where status in ('uploaded', 'parsed', 'ingesting') "
+                "and updated_at < now() - make_interval(secs => %s) order by updated_at",
+                (older_than_seconds,),
+            ).fetchall()
+            messages = conn.execute(
+                "select id from messages where role = 'assistant' and status in ('pending', 'processing') "
+                "and updated_at < now() - make_interval(secs => %s) order by updated_at",
+                (older_than_seconds,),
+            ).fetchall()
+        return [str(r["id"]) for r in documents], [str(r["id"]) for r in messages]
+
 
 class PostgresSegmentSource:
     """The workspace tier of the fallback: lookups by id, and full-text candidates (design §5.5)."""

@@ -13,7 +13,7 @@ import psycopg
 import redis
 from celery import Task
 from celery.exceptions import SoftTimeLimitExceeded
-from celery.signals import worker_process_shutdown
+from celery.signals import worker_process_shutdown, worker_ready
 
 from ingest import InvalidDocument
 from worker import pipeline
@@ -49,12 +49,19 @@ def ping() -> dict[str, object]:
     return {"pong": True, "hostname": socket.gethostname(), "pid": os.getpid()}
 
 
-def _deliveries(rt: Runtime, task: Task) -> int:
-    """How many times this task id has started: a worker killed mid-task leaves it to be redelivered."""
-    key = f"segcite:deliveries:{task.request.id}"
+def _deliveries_key(kind: str, object_id: str) -> str:
+    return f"segcite:deliveries:{kind}:{object_id}"
+
+
+def _count_delivery(rt: Runtime, task: Task, kind: str, object_id: str) -> int:
+    """How many times work on this object started without finishing: a worker killed mid-task has its task
+    redelivered (acks_late), and a poison input would kill every worker that takes it. Retries don't count."""
+    key = _deliveries_key(kind, object_id)
+    if task.request.retries:
+        return int(rt.redis.get(key) or 1)
     count = int(rt.redis.incr(key))
     rt.redis.expire(key, 7 * 24 * 3600)
-    return count - (task.request.retries or 0)
+    return count
 
 
 def _run(
@@ -65,32 +72,38 @@ def _run(
     fail: Callable[[Runtime, str, str], None],
 ) -> dict[str, Any]:
     rt = runtime()
-    deliveries = _deliveries(rt, task)
+    deliveries = _count_delivery(rt, task, kind, object_id)
     if deliveries > rt.settings.segcite_max_redeliveries:
         message = f"a worker stopped {deliveries - 1} times while processing this {kind}; giving up"
-        fail(rt, object_id, message)
-        return {"id": object_id, "failed": message}
+        return _finish(rt, kind, object_id, fail, message)
     try:
-        return work(rt, object_id)
+        result = work(rt, object_id)
     except PERMANENT as exc:
         log.warning("%s %s failed: %s", kind, object_id, exc)
-        fail(rt, object_id, str(exc))
-        return {"id": object_id, "failed": str(exc)}
+        return _finish(rt, kind, object_id, fail, str(exc))
     except SoftTimeLimitExceeded:
         message = f"processing took longer than {rt.settings.segcite_task_soft_time_limit} s"
-        fail(rt, object_id, message)
-        return {"id": object_id, "failed": message}
+        return _finish(rt, kind, object_id, fail, message)
     except TRANSIENT as exc:
         if task.request.retries >= MAX_RETRIES:
-            message = f"gave up after {MAX_RETRIES} retries: {type(exc).__name__}: {exc}"
-            fail(rt, object_id, message)
-            return {"id": object_id, "failed": message}
+            return _finish(
+                rt, kind, object_id, fail, f"gave up after {MAX_RETRIES} retries: {type(exc).__name__}: {exc}"
+            )
         log.info("%s %s: transient %s, retry %d", kind, object_id, type(exc).__name__, task.request.retries + 1)
         raise task.retry(exc=exc, countdown=backoff(task.request.retries), max_retries=MAX_RETRIES) from exc
     except Exception as exc:  # a bug: fail visibly with the type, keep serving
         log.exception("%s %s crashed", kind, object_id)
-        fail(rt, object_id, f"internal error ({type(exc).__name__}): {exc}")
-        return {"id": object_id, "failed": str(exc)}
+        return _finish(rt, kind, object_id, fail, f"internal error ({type(exc).__name__}): {exc}")
+    rt.redis.delete(_deliveries_key(kind, object_id))
+    return result
+
+
+def _finish(rt: Runtime, kind: str, object_id: str, fail: Callable[[Runtime, str, str], None], error: str) -> dict:
+    """Record the failure on the row (this raises if the database is down: the task is then retried or
+    redelivered, and the row is never left without an outcome)."""
+    fail(rt, object_id, error)
+    rt.redis.delete(_deliveries_key(kind, object_id))
+    return {"id": object_id, "failed": error}
 
 
 def _fail_document(rt: Runtime, document_id: str, error: str) -> None:
@@ -123,3 +136,14 @@ def answer_message(self: Task, message_id: str) -> dict[str, Any]:
 def _close_runtime(**_: Any) -> None:
     if runtime.cache_info().currsize:
         runtime().close()
+
+
+@worker_ready.connect
+def _reconcile_on_start(**_: Any) -> None:
+    from worker.reconcile import reconcile
+    from worker.settings import load_settings
+
+    try:
+        reconcile(load_settings())
+    except Exception as exc:  # the database may be down at start; the worker still serves
+        log.warning("could not look for unfinished work: %s", exc)
