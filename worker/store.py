@@ -158,6 +158,7 @@ class PostgresStore:
             max_size=max_size,
             open=True,
             timeout=30,
+            check=ConnectionPool.check_connection,  # a restarted database leaves dead connections in the pool
             kwargs={"prepare_threshold": None, "row_factory": dict_row},
         )
         with self.pool.connection() as conn:
