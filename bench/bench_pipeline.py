@@ -27,6 +27,7 @@ sys.path.insert(0, str(REPO / "tests"))
 from docai_synth import PageSpec, build_document  # noqa: E402
 
 from worker import pipeline  # noqa: E402
+from worker.cli import worker_argv  # noqa: E402
 from worker.embedded import start_postgres, start_redis, stop_postgres, stop_redis  # noqa: E402
 from worker.migrate import apply_migrations  # noqa: E402
 from worker.settings import Settings  # noqa: E402
@@ -68,23 +69,7 @@ def main() -> None:
     from worker.runtime import make_runtime
 
     worker = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "worker.app",
-            "worker",
-            "-Q",
-            "ingest,query",
-            "-c",
-            "2",
-            "-l",
-            "WARNING",
-        ],
-        cwd=REPO,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        worker_argv(concurrency=2, loglevel="WARNING"), cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     rt = make_runtime(Settings(redis_url=redis_url, database_url=database_url, segcite_home=home))
     try:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 import uuid
@@ -16,6 +15,7 @@ import psycopg
 import pytest
 from psycopg.conninfo import make_conninfo
 
+from worker.cli import worker_argv
 from worker.embedded import Services, start_postgres, start_redis, stop_postgres, stop_redis
 
 REPO = Path(__file__).resolve().parent.parent
@@ -86,23 +86,7 @@ class WorkerProcess:
 
     def __init__(self, env: dict[str, str], log: Path, queues: str = "ingest,query", concurrency: int = 2):
         self.log = log
-        argv = [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "worker.app",
-            "worker",
-            "-Q",
-            queues,
-            "-c",
-            str(concurrency),
-            "-E",
-            "-l",
-            "INFO",
-            "-n",
-            f"test-{uuid.uuid4().hex[:6]}@%h",
-        ]
+        argv = worker_argv(queues, concurrency, "INFO", f"test-{uuid.uuid4().hex[:6]}@%h")
         self.proc = subprocess.Popen(
             argv, env=env, cwd=REPO, stdout=log.open("ab"), stderr=subprocess.STDOUT, start_new_session=True
         )

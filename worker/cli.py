@@ -172,10 +172,15 @@ def db_migrate() -> None:
     click.echo(f"applied {len(applied)} migration(s)" + (f": {', '.join(applied)}" if applied else ""))
 
 
-def _worker_argv(queues: str, concurrency: int | None, loglevel: str) -> list[str]:
+def worker_argv(
+    queues: str = "ingest,query", concurrency: int | None = None, loglevel: str = "INFO", name: str | None = None
+) -> list[str]:
+    """The command line of a Celery worker on the segcite app (task events on, for Flower)."""
     argv = [sys.executable, "-m", "celery", "-A", "worker.app", "worker", "-Q", queues, "-E", "-l", loglevel]
     if concurrency:
         argv += ["-c", str(concurrency)]
+    if name:
+        argv += ["-n", name]
     return argv
 
 
@@ -190,7 +195,7 @@ def worker(queues: str, concurrency: int | None, loglevel: str) -> None:
     settings = _settings()
     services = _services(settings)
     apply_migrations(services.database_url)
-    os.execve(sys.executable, _worker_argv(queues, concurrency, loglevel), _child_env(services))
+    os.execve(sys.executable, worker_argv(queues, concurrency, loglevel), _child_env(services))
 
 
 def _flower_argv(settings: Settings, port: int) -> list[str]:
@@ -241,7 +246,7 @@ def _ensure_up(settings: Settings) -> tuple[Services, bool]:
         return services, False
     log = (settings.home / "worker.log").open("ab")
     proc = subprocess.Popen(
-        _worker_argv("ingest,query", None, "INFO"),
+        worker_argv("ingest,query", None, "INFO"),
         env=_child_env(services),
         stdout=log,
         stderr=subprocess.STDOUT,

@@ -47,6 +47,14 @@ class DocumentRow:
     progress: float
     updated_at: datetime | None = None
 
+    @property
+    def topic(self) -> str:
+        return f"workspace:{self.workspace_id}"
+
+    def brief(self) -> dict[str, Any]:
+        """The event when the full one is too large: the client refetches the row."""
+        return {"document_id": self.id, "status": self.status}
+
     def event(self) -> dict[str, Any]:
         return {
             "document_id": self.id,
@@ -71,6 +79,13 @@ class MessageRow:
     error: str | None = None
     created_at: datetime | None = None
     updated_at: datetime | None = None
+
+    @property
+    def topic(self) -> str:
+        return f"conversation:{self.conversation_id}"
+
+    def brief(self) -> dict[str, Any]:
+        return {"message_id": self.id, "status": self.status}
 
     def event(self) -> dict[str, Any]:
         return {
@@ -107,8 +122,16 @@ _MESSAGE_COLUMNS = (
     "m.id, m.conversation_id, c.workspace_id, m.role, m.reply_to, m.content, m.status, m.metadata, "
     "m.error, m.created_at, m.updated_at"
 )
+DOCUMENT_EVENT = "document.status_updated"
+MESSAGE_EVENT = "message.status_updated"
 _DOCUMENT_FIELDS = {"status", "error", "progress", "page_count", "segment_count", "filename", "docai_raw_r2_key"}
 _MESSAGE_FIELDS = {"status", "content", "metadata", "error"}
+
+
+def check_fields(fields: dict[str, Any], allowed: set[str], what: str) -> None:
+    unknown = set(fields) - allowed
+    if unknown:
+        raise ValueError(f"not {what} fields: {sorted(unknown)}")
 
 
 def _document(row: dict[str, Any]) -> DocumentRow:
@@ -201,9 +224,7 @@ class PostgresStore:
         return _document(row) if row else None
 
     def update_document(self, document_id: str, **fields: Any) -> DocumentRow:
-        unknown = set(fields) - _DOCUMENT_FIELDS
-        if unknown:
-            raise ValueError(f"not document fields: {sorted(unknown)}")
+        check_fields(fields, _DOCUMENT_FIELDS, "document")
         assignments = ", ".join(f"{name} = %({name})s" for name in fields)
         with self.pool.connection() as conn, conn.transaction():
             row = conn.execute(
@@ -213,13 +234,7 @@ class PostgresStore:
             if row is None:
                 raise LookupError(f"document {document_id} does not exist")
             document = _document(row)
-            self._publish(
-                conn,
-                f"workspace:{document.workspace_id}",
-                "document.status_updated",
-                document.event(),
-                {"document_id": document.id, "status": document.status},
-            )
+            self._publish(conn, document.topic, DOCUMENT_EVENT, document.event(), document.brief())
         return document
 
     def replace_segments(self, document: DocumentRow, segments: Sequence[Segment]) -> None:
@@ -319,9 +334,7 @@ class PostgresStore:
         return [{"role": r["role"], "content": r["content"]} for r in reversed(rows)]
 
     def update_message(self, message_id: str, **fields: Any) -> MessageRow:
-        unknown = set(fields) - _MESSAGE_FIELDS
-        if unknown:
-            raise ValueError(f"not message fields: {sorted(unknown)}")
+        check_fields(fields, _MESSAGE_FIELDS, "message")
         values = {k: _jsonb(v) if k == "metadata" else v for k, v in fields.items()}
         assignments = ", ".join(f"{name} = %({name})s" for name in fields)
         with self.pool.connection() as conn, conn.transaction():
@@ -336,13 +349,7 @@ class PostgresStore:
                 (message_id,),
             ).fetchone()
             message = _message(row)
-            self._publish(
-                conn,
-                f"conversation:{message.conversation_id}",
-                "message.status_updated",
-                message.event(),
-                {"message_id": message.id, "status": message.status},
-            )
+            self._publish(conn, message.topic, MESSAGE_EVENT, message.event(), message.brief())
         return message
 
     def stale(self, older_than_seconds: int) -> tuple[list[str], list[str]]:

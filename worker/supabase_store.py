@@ -21,12 +21,15 @@ from worker.settings import Settings
 from worker.store import (
     _DOCUMENT_FIELDS,
     _MESSAGE_FIELDS,
+    DOCUMENT_EVENT,
     MAX_EVENT_BYTES,
+    MESSAGE_EVENT,
     DocumentRow,
     MessageRow,
     _document,
     _segment,
     _split_id,
+    check_fields,
 )
 
 _DOCUMENT_SELECT = "id,workspace_id,filename,status,docai_raw_r2_key,page_count,segment_count,error,progress,updated_at"
@@ -92,19 +95,12 @@ class SupabaseStore:
         return _document(rows[0]) if rows else None
 
     def update_document(self, document_id: str, **fields: Any) -> DocumentRow:
-        unknown = set(fields) - _DOCUMENT_FIELDS
-        if unknown:
-            raise ValueError(f"not document fields: {sorted(unknown)}")
+        check_fields(fields, _DOCUMENT_FIELDS, "document")
         rows = self._table("documents").update(fields).eq("id", document_id).execute().data
         if not rows:
             raise LookupError(f"document {document_id} does not exist")
         document = _document(rows[0])
-        self._broadcast(
-            f"workspace:{document.workspace_id}",
-            "document.status_updated",
-            document.event(),
-            {"document_id": document.id, "status": document.status},
-        )
+        self._broadcast(document.topic, DOCUMENT_EVENT, document.event(), document.brief())
         return document
 
     def replace_segments(self, document: DocumentRow, segments: Sequence[Segment]) -> None:
@@ -200,18 +196,11 @@ class SupabaseStore:
         return [{"role": r["role"], "content": r["content"]} for r in reversed(rows)]
 
     def update_message(self, message_id: str, **fields: Any) -> MessageRow:
-        unknown = set(fields) - _MESSAGE_FIELDS
-        if unknown:
-            raise ValueError(f"not message fields: {sorted(unknown)}")
+        check_fields(fields, _MESSAGE_FIELDS, "message")
         rows = self._table("messages").update(fields).eq("id", message_id).execute().data
         if not rows:
             raise LookupError(f"message {message_id} does not exist")
         message = self.get_message(message_id)
         assert message is not None
-        self._broadcast(
-            f"conversation:{message.conversation_id}",
-            "message.status_updated",
-            message.event(),
-            {"message_id": message.id, "status": message.status},
-        )
+        self._broadcast(message.topic, MESSAGE_EVENT, message.event(), message.brief())
         return message
