@@ -150,3 +150,63 @@ def test_cli_prints_json_lines_for_shards(tmp_path) -> None:
         "char_end",
         "bbox",
     }
+
+
+def test_anchor_with_several_text_segments() -> None:
+    """A paragraph read from two pieces of the text (a hyphenated line break, a column jump)."""
+    text = "Intro line.\nFirst half of a para\nUNRELATED FOOTER\ngraph that continues.\n"
+    first, footer = text.index("First"), text.index("UNRELATED")
+    second = text.index("graph")
+    document = {
+        "text": text,
+        "pages": [
+            {
+                "pageNumber": 1,
+                "paragraphs": [
+                    {"layout": {"textAnchor": {"textSegments": [{"endIndex": str(first)}]}}},
+                    {
+                        "layout": {
+                            "textAnchor": {
+                                "textSegments": [
+                                    {"startIndex": str(first), "endIndex": str(footer)},
+                                    {"startIndex": str(second), "endIndex": str(len(text))},
+                                ]
+                            }
+                        }
+                    },
+                ],
+            }
+        ],
+    }
+    [segment] = build_segments(document, "d", max_chars=200)
+    assert segment.text == "Intro line.\nFirst half of a para\ngraph that continues."
+    assert (segment.char_start, segment.char_end) == (0, len(text) - 1)
+
+
+def test_split_of_a_multi_segment_paragraph_maps_offsets_to_each_piece() -> None:
+    text = "AAAA. " * 10 + "XXXX" + "BBBB. " * 10
+    cut = text.index("XXXX")
+    document = {
+        "text": text,
+        "pages": [
+            {
+                "pageNumber": 1,
+                "paragraphs": [
+                    {
+                        "layout": {
+                            "textAnchor": {
+                                "textSegments": [
+                                    {"endIndex": str(cut)},
+                                    {"startIndex": str(cut + 4), "endIndex": str(len(text))},
+                                ]
+                            }
+                        }
+                    }
+                ],
+            }
+        ],
+    }
+    segments = build_segments(document, "d", max_chars=25)
+    assert "".join(s.text for s in segments).replace(" ", "") == ("AAAA." * 10 + "BBBB." * 10)
+    for s in segments:
+        assert text[s.char_start : s.char_end].replace(" ", "").replace("XXXX", "") == s.text.replace(" ", "")
