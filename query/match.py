@@ -11,6 +11,7 @@ import functools
 import heapq
 import math
 import re
+from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Protocol
@@ -64,7 +65,6 @@ class SegmentIndex(Mapping[str, Segment]):
     def __init__(self, segments: Iterable[Segment]):
         self._segments = {s.segment_id: s for s in segments}
         self._postings: dict[str, list[str]] | None = None
-        self._idf: dict[str, float] = {}
 
     def __getitem__(self, segment_id: str) -> Segment:
         return self._segments[segment_id]
@@ -79,23 +79,22 @@ class SegmentIndex(Mapping[str, Segment]):
         return {i: self._segments[i] for i in segment_ids if i in self._segments}
 
     def _build(self) -> dict[str, list[str]]:
-        postings: dict[str, list[str]] = {}
+        postings: dict[str, list[str]] = defaultdict(list)
         for segment_id, segment in self._segments.items():
             for word in content_words(segment.text):
-                postings.setdefault(word, []).append(segment_id)
-        total = max(len(self._segments), 1)
-        self._idf = {w: math.log(1 + total / len(ids)) for w, ids in postings.items()}
+                postings[word].append(segment_id)
         return postings
 
     def candidates(self, text: str, limit: int) -> list[Segment]:
         if self._postings is None:
             self._postings = self._build()
+        total = max(len(self._segments), 1)
         scores: dict[str, float] = {}
         for word in content_words(text):
             ids = self._postings.get(word)
             if not ids:
                 continue
-            weight = self._idf[word]
+            weight = math.log(1 + total / len(ids))  # idf: rare words say more about where a text comes from
             for segment_id in ids:
                 scores[segment_id] = scores.get(segment_id, 0.0) + weight
         best = heapq.nlargest(limit, scores.items(), key=lambda item: (item[1], item[0]))
@@ -108,23 +107,42 @@ class Match:
     score: float  # 0..100+ (numeric bonus), comparable to MATCH_THRESHOLD
 
 
-def match_score(claim: str, segment_text: str) -> float:
-    """How well a segment supports a claim: fuzzy containment, word coverage, and agreeing numbers."""
+NUMBER_BONUS = 8.0
+NUMBER_PENALTY = 20.0
+
+
+def _combine(fuzzy: float, covered: float) -> float:
+    # Either signal can carry a match: fuzzy containment survives OCR noise, word coverage survives
+    # rewording. Both are needed for a high score, so unrelated text sharing a few words stays low.
+    return 0.65 * max(fuzzy, covered) + 0.35 * min(fuzzy, covered)
+
+
+def _fuzzy_needed(target: float, covered: float) -> float:
+    """The least fuzzy score that can still reach `target` (the inverse of `_combine` in its first argument)."""
+    if covered >= target:
+        return max(0.0, (target - 0.65 * covered) / 0.35)
+    return max(0.0, (target - 0.35 * covered) / 0.65)
+
+
+def match_score(claim: str, segment_text: str, at_least: float = 0.0) -> float:
+    """How well a segment supports a claim: fuzzy containment, word coverage, and agreeing numbers.
+    Returns 0 early when the score cannot reach `at_least` (a cutoff that lets rapidfuzz skip work)."""
     claim_words = content_words(claim)
     if not claim_words:
         return 0.0
-    segment_words = content_words(segment_text)
-    coverage = len(claim_words & segment_words) / len(claim_words)
-    fuzzy = fuzz.partial_ratio(claim.casefold(), segment_text.casefold())
-    # Either signal can carry a match: fuzzy containment survives OCR noise, word coverage survives
-    # rewording. Both are needed for a high score, so unrelated text sharing a few words stays low.
-    high, low = max(fuzzy, 100 * coverage), min(fuzzy, 100 * coverage)
-    score = 0.65 * high + 0.35 * low
+    covered = 100 * len(claim_words & content_words(segment_text)) / len(claim_words)
     claim_numbers = numbers(claim)
+    adjustment = 0.0
     if claim_numbers:
         agreeing = len(claim_numbers & numbers(segment_text)) / len(claim_numbers)
-        score += 8 * agreeing - 20 * (1 - agreeing)
-    return score
+        adjustment = NUMBER_BONUS * agreeing - NUMBER_PENALTY * (1 - agreeing)
+    cutoff = _fuzzy_needed(at_least - adjustment, covered) if at_least else 0.0
+    if cutoff > 100:
+        return 0.0
+    fuzzy = fuzz.partial_ratio(claim.casefold(), segment_text.casefold(), score_cutoff=cutoff)
+    if at_least and fuzzy < cutoff:
+        return 0.0
+    return _combine(fuzzy, covered) + adjustment
 
 
 def best_match(claim: str, candidates: Iterable[Segment]) -> Match | None:
@@ -133,8 +151,9 @@ def best_match(claim: str, candidates: Iterable[Segment]) -> Match | None:
         return None
     best: Match | None = None
     for segment in candidates:
-        score = match_score(claim, segment.text)
-        if score >= MATCH_THRESHOLD and (best is None or score > best.score):
+        floor = max(MATCH_THRESHOLD, best.score + 1e-9) if best else MATCH_THRESHOLD
+        score = match_score(claim, segment.text, at_least=floor)
+        if score >= floor:
             best = Match(segment, score)
     return best
 

@@ -25,7 +25,7 @@ from query.model import (
     as_segments,
 )
 
-CONTEXT_CANDIDATES = 10
+CONTEXT_CANDIDATES = 6
 WORKSPACE_CANDIDATES = 25
 
 
