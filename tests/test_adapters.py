@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import threading
@@ -103,6 +104,7 @@ class FakeOpenAI:
         self.requests: list[tuple[str, dict[str, Any]]] = []
         self.replies: list[tuple[int, dict[str, Any]]] = []
         self.delay = 0.0  # seconds before each answer: a slow model
+        self.status = 200  # the answer when nothing is scripted: 500 makes a server that is down for good
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -110,7 +112,12 @@ class FakeOpenAI:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 fake.requests.append((self.path, body))
                 time.sleep(fake.delay)
-                status, reply = fake.replies.pop(0) if fake.replies else (200, fake.default(self.path, body))
+                if fake.replies:
+                    status, reply = fake.replies.pop(0)
+                elif fake.status != 200:
+                    status, reply = fake.status, {"error": {"message": "server down", "type": "server"}}
+                else:
+                    status, reply = 200, fake.default(self.path, body)
                 data = json.dumps(reply).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
@@ -329,5 +336,34 @@ def test_r2_server_errors_are_retried_then_transient(failures: int, outcome: str
             with pytest.raises(TransientError, match=r"R2 error reading r2://b/docai/x\.json: 503"):
                 store.read_docai("docai/x.json")
             assert FlakyS3.calls == 4  # bounded: the first try and 3 retries, then the task's retry policy
+    finally:
+        server.shutdown()
+
+
+class SlowS3(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        time.sleep(3)
+        with contextlib.suppress(OSError):
+            self.send_response(200)
+            self.end_headers()
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_r2_slow_server_times_out_as_transient() -> None:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), SlowS3)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        settings = Settings(
+            r2_endpoint_url=f"http://127.0.0.1:{server.server_address[1]}",
+            r2_bucket="b",
+            r2_access_key_id="k",
+            r2_secret_access_key="s",
+        )
+        started = time.monotonic()
+        with pytest.raises(TransientError, match="R2 unreachable"):
+            R2Store(settings, read_timeout=0.5).read_docai("docai/x.json")
+        assert time.monotonic() - started < 10  # bounded: four attempts of half a second, not a hang
     finally:
         server.shutdown()

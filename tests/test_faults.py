@@ -207,6 +207,25 @@ def test_worker_killed_mid_answer_ends_done_once(env: FaultEnv, fake_llm: FakeOp
         env.stop_workers()
 
 
+def test_past_the_retry_budget_a_message_fails_instead_of_looping(env: FaultEnv, fake_llm: FakeOpenAI) -> None:
+    fake_llm.status = 500  # the model's server is down for good
+    env.worker(SEGCITE_LLM_PROVIDER="openai", OPENAI_BASE_URL=fake_llm.url, OPENAI_API_KEY="sk-x" * 4)
+    try:
+        conversation = env.store.create_conversation(str(uuid.uuid4()))
+        question = env.store.create_message(conversation, "user", "Anything?")
+        answer = env.store.create_message(conversation, "assistant", "", reply_to=question.id)
+        env.send("segcite.answer_message", answer.id)
+        message = env.wait_message(answer.id, timeout=120)
+        assert message.status == "failed"
+        assert message.error.startswith("gave up after 5 retries: TransientError: LLM unavailable")
+        calls = len(fake_llm.requests)
+        assert calls == 12  # 6 task attempts x 2 SDK attempts: bounded
+        time.sleep(3)
+        assert len(fake_llm.requests) == calls  # and nothing runs after it failed
+    finally:
+        env.stop_workers()
+
+
 # 6 ---------------------------------------------------------------------------------------------------------
 
 

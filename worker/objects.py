@@ -55,7 +55,7 @@ class LocalFolderStore:
 
 
 class R2Store:
-    def __init__(self, settings: Settings, client=None):
+    def __init__(self, settings: Settings, client=None, read_timeout: float = 60):
         import boto3
         from botocore.config import Config
 
@@ -70,7 +70,7 @@ class R2Store:
             response_checksum_validation="when_required",
             retries={"max_attempts": 3, "mode": "standard"},
             connect_timeout=10,
-            read_timeout=60,
+            read_timeout=read_timeout,
         )
         self.client = client or boto3.client(
             "s3",
