@@ -55,12 +55,15 @@ def _deliveries_key(kind: str, object_id: str) -> str:
 
 def _count_delivery(rt: Runtime, task: Task, kind: str, object_id: str) -> int:
     """How many times work on this object started without finishing: a worker killed mid-task has its task
-    redelivered (acks_late), and a poison input would kill every worker that takes it. Retries don't count."""
+    redelivered (acks_late), and a poison input would kill every worker that takes it. A planned retry does
+    not count; the same attempt delivered again (its worker died) does, retry or not."""
     key = _deliveries_key(kind, object_id)
-    if task.request.retries:
+    week = 7 * 24 * 3600
+    first_start = rt.redis.set(f"segcite:started:{task.request.id}:{task.request.retries}", 1, nx=True, ex=week)
+    if first_start and task.request.retries:
         return int(rt.redis.get(key) or 1)
     count = int(rt.redis.incr(key))
-    rt.redis.expire(key, 7 * 24 * 3600)
+    rt.redis.expire(key, week)
     return count
 
 
