@@ -73,3 +73,11 @@ def test_load_settings_error_names_variable(monkeypatch) -> None:
     monkeypatch.setenv("SEGCITE_EMBEDDING_DIM", "3")
     with pytest.raises(SettingsError, match=r"^SEGCITE_EMBEDDING_DIM: "):
         load_settings()
+
+
+def test_every_setting_is_documented_in_the_readme() -> None:
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    missing = [name.upper() for name in Settings.model_fields if f"| `{name.upper()}` |" not in readme]
+    assert missing == []
