@@ -367,3 +367,51 @@ def test_r2_slow_server_times_out_as_transient() -> None:
         assert time.monotonic() - started < 10  # bounded: four attempts of half a second, not a hang
     finally:
         server.shutdown()
+
+
+# --- LightRAG's storages on a new database -------------------------------------------------------------
+
+_FIRST_USE = """
+import sys
+from pathlib import Path
+from worker.providers import HashEmbedder
+from worker.rag import RagStore
+from worker.settings import Settings
+
+database_url, home = sys.argv[1], sys.argv[2]
+rag = RagStore(Settings(segcite_home=Path(home)), database_url, HashEmbedder(64))
+print("ready", flush=True)
+sys.stdin.readline()  # all processes go at once
+print("found", rag.retrieve(sys.argv[3], "anything", 3), flush=True)
+rag.close()
+"""
+
+
+def test_workers_creating_lightrags_tables_at_once_on_a_new_database_all_succeed(
+    fresh_database: str, tmp_path: Path
+) -> None:
+    import subprocess
+    import sys
+
+    from worker.migrate import apply_migrations
+
+    apply_migrations(fresh_database)
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-c", _FIRST_USE, fresh_database, str(tmp_path), str(uuid.uuid4())],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(4)
+    ]
+    for process in processes:
+        assert process.stdout.readline().strip() == "ready"
+    for process in processes:
+        process.stdin.write("\n")
+        process.stdin.flush()
+    results = [process.communicate(timeout=120) for process in processes]
+    for process, (out, err) in zip(processes, results, strict=True):
+        assert process.returncode == 0, err[-2000:]
+        assert out.strip().endswith("found []")  # each workspace is new and empty

@@ -1,4 +1,4 @@
-"""The delivery counter behind the redelivery cap, on a real Redis."""
+"""The delivery counter behind the redelivery cap (on a real Redis), and which statuses a failure may overwrite."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from types import SimpleNamespace
 import redis
 
 from worker.embedded import redis_client_url
-from worker.tasks import _count_delivery
+from worker.store import PostgresStore
+from worker.tasks import _count_delivery, mark_failed
 
 
 def fake_task(task_id: str, retries: int):
@@ -26,3 +27,33 @@ def test_redeliveries_count_and_planned_retries_do_not(services) -> None:
     other = str(uuid.uuid4())  # a new task for the same object (reconciliation) counts too
     assert _count_delivery(rt, fake_task(other, 0), "document", object_id) == 4
     assert _count_delivery(rt, fake_task(str(uuid.uuid4()), 0), "message", object_id) == 1  # per kind
+
+
+def test_a_failure_only_overwrites_the_status_its_own_work_left(migrated) -> None:
+    """A failure written late (after a database outage) must not undo what happened since."""
+    store = PostgresStore(migrated, max_size=1)
+    rt = SimpleNamespace(store=store)
+    try:
+        workspace = str(uuid.uuid4())
+        document = store.create_document(workspace, "a.json", "docai/a.json")
+        assert mark_failed(rt, "ingest", document.id, "gave up") is True
+        assert (store.get_document(document.id).status, store.get_document(document.id).error) == ("failed", "gave up")
+
+        reuploaded = store.create_document(workspace, "b.json", "docai/b.json")
+        store.update_document(reuploaded.id, status="ingested")
+        assert mark_failed(rt, "ingest", reuploaded.id, "late") is False  # ingested meanwhile: kept
+        assert mark_failed(rt, "delete", reuploaded.id, "late") is False  # a delete's failure needs `deleted`
+        assert store.get_document(reuploaded.id).status == "ingested"
+        store.update_document(reuploaded.id, status="deleted")
+        assert mark_failed(rt, "delete", reuploaded.id, "could not delete") is True
+        assert store.get_document(reuploaded.id).status == "failed"
+
+        conversation = store.create_conversation(workspace)
+        question = store.create_message(conversation, "user", "q?")
+        answer = store.create_message(conversation, "assistant", "", reply_to=question.id)
+        store.update_message(answer.id, status="done", content="an answer")
+        assert mark_failed(rt, "answer", answer.id, "late") is False  # answered meanwhile: kept
+        assert (store.get_message(answer.id).status, store.get_message(answer.id).content) == ("done", "an answer")
+        assert mark_failed(rt, "answer", str(uuid.uuid4()), "no row") is False
+    finally:
+        store.close()

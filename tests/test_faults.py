@@ -209,7 +209,9 @@ def test_worker_killed_mid_answer_ends_done_once(env: FaultEnv, fake_llm: FakeOp
 
 def test_past_the_retry_budget_a_message_fails_instead_of_looping(env: FaultEnv, fake_llm: FakeOpenAI) -> None:
     fake_llm.status = 500  # the model's server is down for good
-    env.worker(SEGCITE_LLM_PROVIDER="openai", OPENAI_BASE_URL=fake_llm.url, OPENAI_API_KEY="sk-x" * 4)
+    env.worker(
+        SEGCITE_LLM_PROVIDER="openai", OPENAI_BASE_URL=fake_llm.url, OPENAI_API_KEY="sk-x" * 4, SEGCITE_MAX_RETRIES="3"
+    )
     try:
         conversation = env.store.create_conversation(str(uuid.uuid4()))
         question = env.store.create_message(conversation, "user", "Anything?")
@@ -217,9 +219,9 @@ def test_past_the_retry_budget_a_message_fails_instead_of_looping(env: FaultEnv,
         env.send("segcite.answer_message", answer.id)
         message = env.wait_message(answer.id, timeout=120)
         assert message.status == "failed"
-        assert message.error.startswith("gave up after 5 retries: TransientError: LLM unavailable")
+        assert message.error.startswith("gave up after 3 retries: TransientError: LLM unavailable")
         calls = len(fake_llm.requests)
-        assert calls == 12  # 6 task attempts x 2 SDK attempts: bounded
+        assert calls == 8  # 4 task attempts x 2 SDK attempts: bounded
         time.sleep(3)
         assert len(fake_llm.requests) == calls  # and nothing runs after it failed
     finally:
@@ -502,6 +504,36 @@ def test_database_down_for_ten_seconds_during_a_batch(env: FaultEnv) -> None:
         outage.start()
         outage.join()
         for document_id in documents:
-            assert env.wait_document(document_id, timeout=180).status == "ingested"
+            row = env.wait_document(document_id, timeout=180)
+            assert row.status == "ingested", row.error
     finally:
+        env.stop_workers()
+
+
+def test_past_the_retry_budget_with_the_database_down_the_failure_is_written_when_it_is_back(env: FaultEnv) -> None:
+    workspace, document_id = env.document(pages=5)
+    conversation = env.store.create_conversation(workspace)
+    question = env.store.create_message(conversation, "user", "What does page 3 say about the budget?")
+    answer = env.store.create_message(conversation, "assistant", "", reply_to=question.id)
+    env.worker(SEGCITE_MAX_RETRIES="2", SEGCITE_DB_TIMEOUT="1")
+    try:
+        stop_postgres(env.home)  # down for longer than the whole retry budget
+        ingest = env.app.send_task("segcite.ingest_document", args=[document_id])
+        reply = env.app.send_task("segcite.answer_message", args=[answer.id])
+        # The work gives up (it does not loop) while the database is still down...
+        ingest_error = ingest.get(timeout=60)["failed"]
+        reply_error = reply.get(timeout=60)["failed"]
+        for error in (ingest_error, reply_error):
+            assert error.startswith("gave up after 2 retries: PoolTimeout: couldn't get a connection")
+        time.sleep(2)  # the deferred write keeps failing meanwhile; nothing else runs
+        start_postgres(env.home)
+        # ...and its failure is on the rows once the database is back, with the error the task gave up with.
+        document = env.wait_document(document_id, timeout=120)
+        assert (document.status, document.error) == ("failed", ingest_error)
+        message = env.wait_message(answer.id, timeout=120)
+        assert (message.status, message.error, message.content) == ("failed", reply_error, "")
+        assert env.counts(workspace, document_id) == (0, 0, 0)
+    finally:
+        ingest.forget()
+        reply.forget()
         env.stop_workers()

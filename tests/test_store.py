@@ -24,7 +24,6 @@ def test_events_go_through_realtime_send_in_the_same_transaction(fresh_database:
     apply_migrations(fresh_database)
     store = PostgresStore(fresh_database, max_size=1)
     try:
-        assert store.has_realtime
         workspace = str(uuid.uuid4())
         document = store.create_document(workspace, "a.json", "docai/a.json")
         store.update_document(document.id, status="ingesting", progress=0.5)

@@ -15,6 +15,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+import psycopg
 from psycopg.conninfo import conninfo_to_dict
 
 from ingest import Segment, tagged_text
@@ -60,6 +61,10 @@ def workspace_name(workspace_id: str) -> str:
     return "ws_" + re.sub(r"[^0-9a-zA-Z]", "", workspace_id).lower()
 
 
+_INIT_LOCK_KEY = 0x5E6C17E0  # any constant of our own; migrations use another
+INIT_LOCK_WAIT = 120.0
+
+
 def postgres_env(database_url: str) -> dict[str, str]:
     """LightRAG reads its connection from POSTGRES_* variables."""
     info = conninfo_to_dict(database_url)
@@ -77,12 +82,24 @@ def postgres_env(database_url: str) -> dict[str, str]:
     return env
 
 
+async def _take_init_lock(conn: psycopg.AsyncConnection) -> None:
+    deadline = time.monotonic() + INIT_LOCK_WAIT
+    while True:
+        cursor = await conn.execute("select pg_try_advisory_lock(%s)", (_INIT_LOCK_KEY,))
+        if (await cursor.fetchone())[0]:
+            return
+        if time.monotonic() > deadline:
+            raise TransientError("another worker is still creating LightRAG's tables")
+        await asyncio.sleep(0.2)
+
+
 class RagStore:
     def __init__(self, settings: Settings, database_url: str, embedder: Embedder):
         os.environ.update(postgres_env(database_url))
         os.environ.pop("POSTGRES_WORKSPACE", None)  # it would override every instance's workspace
         logging.getLogger("lightrag").setLevel(logging.WARNING)
         self.settings = settings
+        self.database_url = database_url
         self.embedder = embedder
         self._instances: dict[str, Any] = {}
         self._loop = asyncio.new_event_loop()
@@ -118,7 +135,14 @@ class RagStore:
             # Retrieval returns the top K whatever their similarity; the citation checks judge relevance.
             vector_db_storage_cls_kwargs={"cosine_better_than_threshold": -1.0},
         )
-        await rag.initialize_storages()
+        # LightRAG checks for its tables, then creates them: two workers doing that at once on a new database
+        # fail with DuplicateTableError. A session advisory lock makes them take turns. It is polled, not
+        # waited on: a session blocked in pg_advisory_lock would hold up LightRAG's CREATE INDEX CONCURRENTLY.
+        async with await psycopg.AsyncConnection.connect(
+            self.database_url, autocommit=True, connect_timeout=10
+        ) as conn:
+            await _take_init_lock(conn)
+            await rag.initialize_storages()
         self._instances[name] = rag
         return rag
 

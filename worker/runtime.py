@@ -38,7 +38,7 @@ def make_runtime(settings: Settings) -> Runtime:
 
         store: Store = SupabaseStore(settings)
     else:
-        store = PostgresStore(services.database_url)
+        store = PostgresStore(services.database_url, timeout=settings.segcite_db_timeout)
     return Runtime(
         settings=settings,
         store=store,

@@ -61,6 +61,8 @@ class Settings(BaseSettings):
     segcite_task_soft_time_limit: int = Field(900, ge=10)
     segcite_task_time_limit: int = Field(960, ge=15)
     segcite_max_redeliveries: int = Field(3, ge=1)
+    segcite_max_retries: int = Field(5, ge=0, le=20)
+    segcite_db_timeout: float = Field(10.0, gt=0)
     segcite_lock_ttl: int = Field(20, ge=3, le=3600)
 
     flower_basic_auth: SecretStr | None = None

@@ -173,22 +173,26 @@ def _split_id(segment_id: str) -> tuple[str, int] | None:
 
 
 class PostgresStore:
-    def __init__(self, database_url: str, *, max_size: int = 4):
+    def __init__(self, database_url: str, *, max_size: int = 4, timeout: float = 30.0):
         # prepare_threshold=None: no server-side prepared statements, so Supabase's transaction pooler works.
         self.pool = ConnectionPool(
             database_url,
             min_size=1,
             max_size=max_size,
             open=True,
-            timeout=30,
+            timeout=timeout,  # a database that is down raises PoolTimeout (an OperationalError) after this
             check=ConnectionPool.check_connection,  # a restarted database leaves dead connections in the pool
             kwargs={"prepare_threshold": None, "row_factory": dict_row},
         )
-        with self.pool.connection() as conn:
+        self._has_realtime: bool | None = None  # asked on first publish: a worker may start before the database
+
+    def _realtime(self, conn: psycopg.Connection) -> bool:
+        if self._has_realtime is None:
             found = conn.execute(
                 "select to_regprocedure('realtime.send(jsonb,text,text,boolean)') is not null as found"
             ).fetchone()
-        self.has_realtime = bool(found and found["found"])
+            self._has_realtime = bool(found and found["found"])
+        return self._has_realtime
 
     def close(self) -> None:
         self.pool.close()
@@ -197,7 +201,7 @@ class PostgresStore:
 
     def _publish(self, conn: psycopg.Connection, topic: str, event: str, payload: dict[str, Any], small: dict) -> None:
         body = orjson.dumps(payload)
-        if self.has_realtime:
+        if self._realtime(conn):
             chosen = payload if len(body) <= MAX_EVENT_BYTES else small
             conn.execute("select realtime.send(%s, %s, %s, true)", (_jsonb(chosen), event, topic))
         else:

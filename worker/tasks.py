@@ -7,6 +7,7 @@ import os
 import random
 import socket
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import psycopg
@@ -24,7 +25,6 @@ from worker.runtime import Runtime, runtime
 
 log = logging.getLogger(__name__)
 
-MAX_RETRIES = 5
 TRANSIENT = (
     TransientError,
     pipeline.LockBusy,
@@ -49,6 +49,23 @@ def ping() -> dict[str, object]:
     return {"pong": True, "hostname": socket.gethostname(), "pid": os.getpid()}
 
 
+@dataclass(frozen=True)
+class Job:
+    kind: str  # "document" or "message": the row the work is on
+    work: Callable[[Runtime, str], dict[str, Any]]
+    open_statuses: tuple[str, ...]  # row statuses a failure of this job may overwrite
+
+
+# A failure only overwrites the status its own work left: a failure recorded late (after a database outage)
+# must not undo a re-upload ingested meanwhile, or mark a re-uploaded document's delete as failed.
+JOBS = {
+    "ingest": Job("document", pipeline.ingest_document, ("uploaded", "parsed", "ingesting")),
+    "delete": Job("document", pipeline.delete_document, ("deleted",)),
+    "answer": Job("message", pipeline.answer_message, ("pending", "processing")),
+}
+RECORD_FAILURE_RETRIES = 2000  # about a day at the 60 s backoff cap; after that, reconcile on start takes over
+
+
 def _deliveries_key(kind: str, object_id: str) -> str:
     return f"segcite:deliveries:{kind}:{object_id}"
 
@@ -67,72 +84,85 @@ def _count_delivery(rt: Runtime, task: Task, kind: str, object_id: str) -> int:
     return count
 
 
-def _run(
-    task: Task,
-    kind: str,
-    object_id: str,
-    work: Callable[[Runtime, str], dict[str, Any]],
-    fail: Callable[[Runtime, str, str], None],
-) -> dict[str, Any]:
+def _run(task: Task, job_name: str, object_id: str) -> dict[str, Any]:
     rt = runtime()
-    deliveries = _count_delivery(rt, task, kind, object_id)
+    job = JOBS[job_name]
+    retries = rt.settings.segcite_max_retries
+    deliveries = _count_delivery(rt, task, job.kind, object_id)
     if deliveries > rt.settings.segcite_max_redeliveries:
-        message = f"a worker stopped {deliveries - 1} times while processing this {kind}; giving up"
-        return _finish(rt, kind, object_id, fail, message)
+        message = f"a worker stopped {deliveries - 1} times while processing this {job.kind}; giving up"
+        return _finish(rt, job_name, object_id, message)
     try:
-        result = work(rt, object_id)
+        result = job.work(rt, object_id)
     except PERMANENT as exc:
-        log.warning("%s %s failed: %s", kind, object_id, exc)
-        return _finish(rt, kind, object_id, fail, str(exc))
+        log.warning("%s %s failed: %s", job.kind, object_id, exc)
+        return _finish(rt, job_name, object_id, str(exc))
     except SoftTimeLimitExceeded:
         message = f"processing took longer than {rt.settings.segcite_task_soft_time_limit} s"
-        return _finish(rt, kind, object_id, fail, message)
+        return _finish(rt, job_name, object_id, message)
     except TRANSIENT as exc:
-        if task.request.retries >= MAX_RETRIES:
-            return _finish(
-                rt, kind, object_id, fail, f"gave up after {MAX_RETRIES} retries: {type(exc).__name__}: {exc}"
-            )
-        log.info("%s %s: transient %s, retry %d", kind, object_id, type(exc).__name__, task.request.retries + 1)
-        raise task.retry(exc=exc, countdown=backoff(task.request.retries), max_retries=MAX_RETRIES) from exc
+        if task.request.retries >= retries:
+            return _finish(rt, job_name, object_id, f"gave up after {retries} retries: {type(exc).__name__}: {exc}")
+        log.info("%s %s: transient %s, retry %d", job.kind, object_id, type(exc).__name__, task.request.retries + 1)
+        raise task.retry(exc=exc, countdown=backoff(task.request.retries), max_retries=retries) from exc
     except Exception as exc:  # a bug: fail visibly with the type, keep serving
-        log.exception("%s %s crashed", kind, object_id)
-        return _finish(rt, kind, object_id, fail, f"internal error ({type(exc).__name__}): {exc}")
-    rt.redis.delete(_deliveries_key(kind, object_id))
+        log.exception("%s %s crashed", job.kind, object_id)
+        return _finish(rt, job_name, object_id, f"internal error ({type(exc).__name__}): {exc}")
+    rt.redis.delete(_deliveries_key(job.kind, object_id))
     return result
 
 
-def _finish(rt: Runtime, kind: str, object_id: str, fail: Callable[[Runtime, str, str], None], error: str) -> dict:
-    """Record the failure on the row (this raises if the database is down: the task is then retried or
-    redelivered, and the row is never left without an outcome)."""
-    fail(rt, object_id, error)
-    rt.redis.delete(_deliveries_key(kind, object_id))
+def _finish(rt: Runtime, job_name: str, object_id: str, error: str) -> dict[str, Any]:
+    """The work is over and failed: record that on the row. If the database is down too (the usual reason a
+    task runs out of retries), the work is not tried again; only writing its outcome is, by a small task that
+    waits for the database. If the broker is down as well, this raises, and the row is left to reconcile."""
+    try:
+        mark_failed(rt, job_name, object_id, error)
+    except TRANSIENT as exc:
+        log.warning("cannot record that %s %s failed yet (%s); will retry", job_name, object_id, exc)
+        record_failure.apply_async((job_name, object_id, error), countdown=backoff(0))
+    rt.redis.delete(_deliveries_key(JOBS[job_name].kind, object_id))
     return {"id": object_id, "failed": error}
 
 
-def _fail_document(rt: Runtime, document_id: str, error: str) -> None:
-    if rt.store.get_document(document_id) is not None:
-        rt.store.update_document(document_id, status="failed", error=error[:2000])
+def mark_failed(rt: Runtime, job_name: str, object_id: str, error: str) -> bool:
+    """Set the row to `failed` with `error`, unless it moved on since (see JOBS). True if it was set."""
+    job = JOBS[job_name]
+    get, update = (
+        (rt.store.get_document, rt.store.update_document)
+        if job.kind == "document"
+        else (rt.store.get_message, rt.store.update_message)
+    )
+    row = get(object_id)
+    if row is None or row.status not in job.open_statuses:
+        return False
+    update(object_id, status="failed", error=error[:2000])
+    return True
 
 
-def _fail_message(rt: Runtime, message_id: str, error: str) -> None:
-    message = rt.store.get_message(message_id)
-    if message is not None and message.status != "done":
-        rt.store.update_message(message_id, status="failed", error=error[:2000])
-
-
-@app.task(name="segcite.ingest_document", bind=True, max_retries=MAX_RETRIES)
+@app.task(name="segcite.ingest_document", bind=True)
 def ingest_document(self: Task, document_id: str) -> dict[str, Any]:
-    return _run(self, "document", document_id, pipeline.ingest_document, _fail_document)
+    return _run(self, "ingest", document_id)
 
 
-@app.task(name="segcite.delete_document", bind=True, max_retries=MAX_RETRIES)
+@app.task(name="segcite.delete_document", bind=True)
 def delete_document(self: Task, document_id: str) -> dict[str, Any]:
-    return _run(self, "document", document_id, pipeline.delete_document, _fail_document)
+    return _run(self, "delete", document_id)
 
 
-@app.task(name="segcite.answer_message", bind=True, max_retries=MAX_RETRIES)
+@app.task(name="segcite.answer_message", bind=True)
 def answer_message(self: Task, message_id: str) -> dict[str, Any]:
-    return _run(self, "message", message_id, pipeline.answer_message, _fail_message)
+    return _run(self, "answer", message_id)
+
+
+@app.task(name="segcite.record_failure", bind=True)
+def record_failure(self: Task, job_name: str, object_id: str, error: str) -> dict[str, Any]:
+    """Write a failure the database was too far gone to take when the work gave up (see `_finish`)."""
+    try:
+        recorded = mark_failed(runtime(), job_name, object_id, error)
+    except TRANSIENT as exc:
+        raise self.retry(exc=exc, countdown=backoff(self.request.retries), max_retries=RECORD_FAILURE_RETRIES) from exc
+    return {"id": object_id, "failed": error, "recorded": recorded}
 
 
 @worker_process_shutdown.connect
