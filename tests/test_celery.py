@@ -110,3 +110,31 @@ def test_up_and_down_manage_embedded_services_and_a_worker(tmp_path_factory) -> 
     assert not (home / "redis" / "redis.sock").exists()
     second = subprocess.run([*cli, "down"], env=env, cwd=REPO, capture_output=True, text=True, timeout=60)
     assert "redis was not running" in second.stdout and "postgres was not running" in second.stdout
+
+
+def test_each_task_is_delivered_to_its_own_queue_only(tmp_path: Path) -> None:
+    """On a Redis of its own with no worker, so the queues can be counted as the broker holds them."""
+    import redis
+
+    from worker.app import make_celery
+    from worker.embedded import redis_client_url, start_redis, stop_redis
+    from worker.settings import Settings
+
+    url = start_redis(tmp_path)
+    try:
+        app = make_celery(Settings(redis_url=url, segcite_home=tmp_path))
+        assert {q.name: (q.exchange.name, q.routing_key) for q in app.conf.task_queues} == {
+            INGEST_QUEUE: (INGEST_QUEUE, INGEST_QUEUE),
+            QUERY_QUEUE: (QUERY_QUEUE, QUERY_QUEUE),
+        }
+        with app.connection_for_write() as conn:
+            for queue in app.amqp.queues.values():  # as a worker of both queues declares them
+                queue(conn.default_channel).declare()
+        for name in ("segcite.ingest_document", "segcite.delete_document", "segcite.ingest_document"):
+            app.send_task(name, args=["a-document"])
+        for name in ("segcite.answer_message", "segcite.record_failure"):
+            app.send_task(name, args=["a-message"])
+        broker = redis.Redis.from_url(redis_client_url(url))
+        assert (broker.llen(INGEST_QUEUE), broker.llen(QUERY_QUEUE)) == (3, 2)
+    finally:
+        stop_redis(tmp_path)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from celery import Celery
-from kombu import Queue
+from kombu import Exchange, Queue
 
 from worker.embedded import celery_broker_url, embedded_redis_url
 from worker.settings import Settings, load_settings
@@ -22,7 +22,11 @@ def make_celery(settings: Settings) -> Celery:
         broker_transport_options=transport,
         result_backend_transport_options=transport,
         broker_connection_retry_on_startup=True,
-        task_queues=[Queue(INGEST_QUEUE), Queue(QUERY_QUEUE)],
+        # Each queue with an exchange and routing key of its own: left implicit, both queues were bound to
+        # the default queue's, which a broker with real exchanges (RabbitMQ) would deliver to both.
+        task_queues=[
+            Queue(name, Exchange(name, type="direct"), routing_key=name) for name in (INGEST_QUEUE, QUERY_QUEUE)
+        ],
         task_default_queue=QUERY_QUEUE,
         task_routes={
             "segcite.ingest_document": {"queue": INGEST_QUEUE},

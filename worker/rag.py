@@ -82,6 +82,26 @@ def postgres_env(database_url: str) -> dict[str, str]:
     return env
 
 
+class _TableProbeFilter(logging.Filter):
+    """LightRAG probes for each of its tables with a SELECT and logs an ERROR for every one missing, just
+    before it creates it: eight alarming lines on a new database. Only those lines are dropped."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        return not (
+            message.startswith('PostgreSQL database, error:relation "lightrag_') and "does not exist" in message
+        )
+
+
+def _quiet_lightrag_logger() -> None:
+    """Importing lightrag sets its logger to INFO with a console handler of its own: a line per chunk and
+    query in worker.log. Warnings and real errors still show."""
+    logger = logging.getLogger("lightrag")
+    logger.setLevel(logging.WARNING)
+    if not any(isinstance(f, _TableProbeFilter) for f in logger.filters):
+        logger.addFilter(_TableProbeFilter())
+
+
 async def _take_init_lock(conn: psycopg.AsyncConnection) -> None:
     deadline = time.monotonic() + INIT_LOCK_WAIT
     while True:
@@ -97,7 +117,6 @@ class RagStore:
     def __init__(self, settings: Settings, database_url: str, embedder: Embedder):
         os.environ.update(postgres_env(database_url))
         os.environ.pop("POSTGRES_WORKSPACE", None)  # it would override every instance's workspace
-        logging.getLogger("lightrag").setLevel(logging.WARNING)
         self.settings = settings
         self.database_url = database_url
         self.embedder = embedder
@@ -113,6 +132,7 @@ class RagStore:
         from lightrag import LightRAG
         from lightrag.utils import EmbeddingFunc, Tokenizer
 
+        _quiet_lightrag_logger()
         name = workspace_name(workspace_id)
         if name in self._instances:
             return self._instances[name]
