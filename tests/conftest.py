@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 import subprocess
@@ -42,6 +43,7 @@ def services(service_home: Path) -> Iterator[Services]:
     redis_url = os.environ.get("REDIS_URL") or start_redis(service_home)
     database_url = os.environ.get("DATABASE_URL") or start_postgres(service_home)
     yield Services(redis_url=redis_url, database_url=database_url)
+    gc.collect()  # AsyncResults unsubscribe from Redis when collected: let that happen while it still runs
     if not os.environ.get("REDIS_URL"):
         stop_redis(service_home)
     if not os.environ.get("DATABASE_URL"):

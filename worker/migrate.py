@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import hashlib
+import sys
 from pathlib import Path
 
 import psycopg
 
-MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
+
+def _migrations_dir() -> Path:
+    """The checkout's migrations/ (an editable install, a clone), else where a wheel installed them."""
+    beside = Path(__file__).resolve().parent.parent / "migrations"
+    return beside if beside.is_dir() else Path(sys.prefix) / "share" / "segcite" / "migrations"
+
+
+MIGRATIONS_DIR = _migrations_dir()
 # Any constant works; it only has to be the same for every process that migrates.
 _ADVISORY_LOCK_KEY = 0x5E6C17E
 
