@@ -50,7 +50,8 @@ def main() -> None:
             for name, outcome in outcomes.items():
                 tally.setdefault(name, Counter())[outcome] += 1
             bad = sorted(name for name, outcome in outcomes.items() if outcome in ("failed", "error"))
-            print(f"run {n}: {len(outcomes)} scenarios, {len(bad)} failed, {time.monotonic() - started:.0f} s", flush=True)
+            took = time.monotonic() - started
+            print(f"run {n}: {len(outcomes)} scenarios, {len(bad)} failed, {took:.0f} s", flush=True)
             for name in bad:
                 print(f"  failed: {name}", flush=True)
             if bad and not args.keep_going:
