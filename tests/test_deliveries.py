@@ -5,11 +5,12 @@ from __future__ import annotations
 import uuid
 from types import SimpleNamespace
 
+import orjson
 import redis
 
 from worker.embedded import redis_client_url
 from worker.store import PostgresStore
-from worker.tasks import _count_delivery, mark_failed
+from worker.tasks import _count_delivery, mark_failed, settle
 
 
 def fake_task(task_id: str, retries: int):
@@ -55,5 +56,37 @@ def test_a_failure_only_overwrites_the_status_its_own_work_left(migrated) -> Non
         assert mark_failed(rt, "answer", answer.id, "late") is False  # answered meanwhile: kept
         assert (store.get_message(answer.id).status, store.get_message(answer.id).content) == ("done", "an answer")
         assert mark_failed(rt, "answer", str(uuid.uuid4()), "no row") is False
+    finally:
+        store.close()
+
+
+def test_a_late_outcome_publishes_an_answer_the_model_already_gave(migrated, services) -> None:
+    """An answer computed before the database went away is delivered once it is back, not failed."""
+    store = PostgresStore(migrated, max_size=1)
+    rt = SimpleNamespace(store=store, redis=redis.Redis.from_url(redis_client_url(services.redis_url)))
+    try:
+        conversation = store.create_conversation(str(uuid.uuid4()))
+        question = store.create_message(conversation, "user", "q?")
+        computed, not_computed = (
+            store.create_message(conversation, "assistant", "", reply_to=question.id) for _ in range(2)
+        )
+        store.update_message(computed.id, status="processing")
+        payload = {"content": "The farm covers 42 hectares [1].", "metadata": {"citations": [{"page": 1}]}}
+        rt.redis.set(f"segcite:answer:{computed.id}", orjson.dumps(payload))
+
+        assert settle(rt, "answer", computed.id, "gave up after 5 retries: PoolTimeout") == "published"
+        row = store.get_message(computed.id)
+        assert (row.status, row.content, row.metadata, row.error) == (
+            "done",
+            payload["content"],
+            payload["metadata"],
+            None,
+        )
+        assert rt.redis.get(f"segcite:answer:{computed.id}") is None  # published: the copy is dropped
+
+        assert settle(rt, "answer", not_computed.id, "gave up after 5 retries: PoolTimeout") == "failed"
+        row = store.get_message(not_computed.id)
+        assert (row.status, row.error) == ("failed", "gave up after 5 retries: PoolTimeout")
+        assert settle(rt, "answer", not_computed.id, "again") == "unchanged"
     finally:
         store.close()

@@ -115,9 +115,9 @@ def compute_answer(rt: Runtime, message_id: str) -> dict[str, Any] | None:
     message = rt.store.get_message(message_id)
     if message is None or message.status in ("done", "failed"):
         return None
-    cached = rt.redis.get(_answer_key(message_id))
-    if cached:
-        return orjson.loads(cached)
+    cached = cached_answer(rt, message_id)
+    if cached is not None:
+        return cached
     if message.role != "assistant" or not message.reply_to:
         raise PermanentError("only an assistant message that replies to a user message can be answered")
     question = rt.store.get_message(message.reply_to)
@@ -135,6 +135,12 @@ def compute_answer(rt: Runtime, message_id: str) -> dict[str, Any] | None:
     payload["metadata"]["context_ids"] = [s.segment_id for s in context]
     rt.redis.set(_answer_key(message_id), orjson.dumps(payload), ex=7 * 24 * 3600)
     return payload
+
+
+def cached_answer(rt: Runtime, message_id: str) -> dict[str, Any] | None:
+    """The payload computed for this message and not yet published, if any."""
+    cached = rt.redis.get(_answer_key(message_id))
+    return orjson.loads(cached) if cached else None
 
 
 def publish_answer(rt: Runtime, message_id: str, payload: dict[str, Any]) -> None:

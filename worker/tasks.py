@@ -159,10 +159,22 @@ def answer_message(self: Task, message_id: str) -> dict[str, Any]:
 def record_failure(self: Task, job_name: str, object_id: str, error: str) -> dict[str, Any]:
     """Write a failure the database was too far gone to take when the work gave up (see `_finish`)."""
     try:
-        recorded = mark_failed(runtime(), job_name, object_id, error)
+        outcome = settle(runtime(), job_name, object_id, error)
     except TRANSIENT as exc:
         raise self.retry(exc=exc, countdown=backoff(self.request.retries), max_retries=RECORD_FAILURE_RETRIES) from exc
-    return {"id": object_id, "failed": error, "recorded": recorded}
+    return {"id": object_id, "error": error, "outcome": outcome}
+
+
+def settle(rt: Runtime, job_name: str, object_id: str, error: str) -> str:
+    """The late outcome of work that gave up while the database was down: an answer the model gave before
+    the database went away is published after all (nothing lost); anything else is marked failed."""
+    if job_name == "answer":
+        payload = pipeline.cached_answer(rt, object_id)
+        message = rt.store.get_message(object_id) if payload is not None else None
+        if payload is not None and message is not None and message.status in JOBS["answer"].open_statuses:
+            pipeline.publish_answer(rt, object_id, payload)
+            return "published"
+    return "failed" if mark_failed(rt, job_name, object_id, error) else "unchanged"
 
 
 @worker_process_shutdown.connect
