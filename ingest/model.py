@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-SegmentKind = Literal["paragraph", "heading", "table", "list", "text"]
+# `header` / `footer`: page furniture (Layout Parser); stored, but never sent to the RAG store (design §3).
+SegmentKind = Literal["paragraph", "heading", "table", "list", "text", "header", "footer"]
 
 
 class InvalidDocument(ValueError):
@@ -28,6 +29,22 @@ class BBox:
 
 
 @dataclass(frozen=True, slots=True)
+class Line:
+    """One Document AI line inside a segment: its code-point span in the segment's `text`, and its box."""
+
+    start: int
+    end: int
+    bbox: BBox
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"start": self.start, "end": self.end, "bbox": asdict(self.bbox)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Line:
+        return cls(int(data["start"]), int(data["end"]), BBox(**data["bbox"]))
+
+
+@dataclass(frozen=True, slots=True)
 class Segment:
     document_id: str
     segment_index: int
@@ -37,6 +54,7 @@ class Segment:
     char_start: int | None
     char_end: int | None
     bbox: BBox | None
+    lines: tuple[Line, ...] | None = None  # null where the input has no line geometry (design §3)
 
     @property
     def segment_id(self) -> str:
@@ -54,6 +72,7 @@ class Segment:
             "char_start": self.char_start,
             "char_end": self.char_end,
             "bbox": asdict(self.bbox) if self.bbox else None,
+            "lines": [line.to_dict() for line in self.lines] if self.lines is not None else None,
         }
 
     @classmethod
@@ -68,6 +87,7 @@ class Segment:
             char_start=data.get("char_start"),
             char_end=data.get("char_end"),
             bbox=BBox(**bbox) if bbox else None,
+            lines=tuple(Line.from_dict(x) for x in lines) if (lines := data.get("lines")) is not None else None,
         )
 
 

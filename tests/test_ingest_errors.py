@@ -149,6 +149,7 @@ def test_cli_prints_json_lines_for_shards(tmp_path) -> None:
         "char_start",
         "char_end",
         "bbox",
+        "lines",
     }
 
 
