@@ -93,3 +93,11 @@ class Segment:
 
 def make_segment_id(document_id: str, segment_index: int) -> str:
     return f"{document_id}:{segment_index}"
+
+
+def parse_segment_id(raw: str) -> tuple[str, int] | None:
+    """(`document_id`, `segment_index`) of a well-formed `<document_id>:<index>` (ASCII digits), else None."""
+    document_id, colon, index = raw.rpartition(":")
+    if not colon or not document_id or not (index.isascii() and index.isdigit()):
+        return None
+    return document_id, int(index)

@@ -16,8 +16,8 @@ import psycopg
 import pytest
 from psycopg.conninfo import make_conninfo
 
-from worker.cli import worker_argv
 from worker.embedded import Services, start_postgres, start_redis, stop_postgres, stop_redis
+from worker.processes import worker_argv
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO.parent / "shared" / "fixtures" / "docai"

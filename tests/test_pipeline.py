@@ -13,10 +13,10 @@ import pytest
 from conftest import wait_for as wait_until
 from docai_synth import PageSpec, build_document
 
-from worker.client import DOCUMENT_DONE, MESSAGE_DONE, ask, upload, wait_for, workspace_id
+from worker.app_actions import DOCUMENT_DONE, MESSAGE_DONE, ask, upload, wait_for, workspace_id
 from worker.objects import LocalFolderStore
 from worker.rag import workspace_name
-from worker.store import PostgresStore
+from worker.stores.postgres import PostgresStore
 
 REPORT = [
     PageSpec(["Harbor Point solar farm covers 42 hectares near Eastwick.", "It joined the grid in March 2021."]),
@@ -91,7 +91,7 @@ def test_upload_to_cited_answer_end_to_end(celery_worker, store, objects, migrat
         )
         assert row.status == "ingested", row.error
         assert (row.page_count, row.segment_count, row.progress, row.error) == (3, 4, 1.0, None)
-        segments = store.segment_source(workspace).lookup([f"{row.id}:{i}" for i in range(4)])
+        segments = store.segments_by_ids(workspace, [f"{row.id}:{i}" for i in range(4)])
         assert [segments[f"{row.id}:{i}"].page_idx for i in range(4)] == [0, 1, 1, 2]
         assert segments[f"{row.id}:2"].kind == "table"
         assert chunk_count(migrated, workspace, row.id) == 4  # one chunk per segment
@@ -144,7 +144,7 @@ def test_upload_to_cited_answer_end_to_end(celery_worker, store, objects, migrat
     # Delete: segments and chunks go, the row says deleted.
     assert celery_worker_result("segcite.delete_document", row.id) == {"document_id": row.id, "deleted": True}
     assert chunk_count(migrated, workspace, row.id) == 0
-    assert store.segment_source(workspace).lookup([f"{row.id}:0"]) == {}
+    assert store.segments_by_ids(workspace, [f"{row.id}:0"]) == {}
     assert store.get_document(row.id).status == "deleted"
 
 
@@ -174,7 +174,7 @@ def test_reingest_replaces_segments_and_chunks(celery_worker, store, objects, mi
     )
     assert (row.status, row.segment_count, row.page_count) == ("ingested", 1, 1)
     assert chunk_count(migrated, workspace, row.id) == 1
-    assert store.segment_source(workspace).lookup([f"{row.id}:1"]) == {}
+    assert store.segments_by_ids(workspace, [f"{row.id}:1"]) == {}
 
 
 def test_sharded_document_from_a_prefix(celery_worker, store, objects, migrated, docai_dir) -> None:
@@ -194,8 +194,8 @@ def test_sharded_document_from_a_prefix(celery_worker, store, objects, migrated,
 @pytest.mark.parametrize(
     ("content", "expected"),
     [
-        (None, "Document AI JSON not found at file://"),
-        (b"this is not json", "invalid Document AI JSON at file://"),
+        (None, "bad.json: its Document AI JSON is not in the object store"),
+        (b"this is not json", "invalid Document AI JSON in bad.json: not valid JSON"),
         (orjson.dumps({"document": {"text": "x"}}), "ProcessResponse wrapper"),
     ],
 )
@@ -217,6 +217,7 @@ def test_bad_input_fails_with_an_actionable_error(celery_worker, celery_app, sto
     )
     assert row.status == "failed"
     assert expected in row.error
+    assert "file://" not in row.error and "/objects/" not in row.error  # the user's file, never where we keep it
     assert celery_app.send_task("segcite.ping").get(timeout=30)["pong"] is True  # still serving
 
 

@@ -8,7 +8,8 @@ import psycopg
 
 from ingest import Segment
 from worker.migrate import apply_migrations
-from worker.store import PostgresStore
+from worker.stores import WorkspaceSegments
+from worker.stores.postgres import PostgresStore
 
 
 def test_events_go_through_realtime_send_in_the_same_transaction(fresh_database: str) -> None:
@@ -57,7 +58,7 @@ def test_segments_are_replaced_never_appended_and_searchable(fresh_database: str
         ]
         store.replace_segments(document, first)
         store.replace_segments(document, first[:2])
-        source = store.segment_source(workspace)
+        source = WorkspaceSegments(store, workspace)
         assert sorted(source.lookup([f"{document.id}:{i}" for i in range(3)])) == [
             f"{document.id}:0",
             f"{document.id}:1",
@@ -66,6 +67,6 @@ def test_segments_are_replaced_never_appended_and_searchable(fresh_database: str
         assert source.lookup([f"{document.id}:0"])[f"{document.id}:0"].page_idx == 0
         found = source.candidates("How much revenue in 2024?", 5)
         assert {s.segment_id for s in found} == {f"{document.id}:0", f"{document.id}:1"}
-        assert store.segment_source(str(uuid.uuid4())).candidates("revenue 2024", 5) == []  # other workspace
+        assert WorkspaceSegments(store, str(uuid.uuid4())).candidates("revenue 2024", 5) == []  # other workspace
     finally:
         store.close()
