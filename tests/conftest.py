@@ -10,11 +10,13 @@ import tempfile
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 import pytest
-from psycopg.conninfo import make_conninfo
+from supabase_like import make_supabase_like
 
 from worker.cli import worker_argv
 from worker.embedded import Services, start_postgres, start_redis, stop_postgres, stop_redis
@@ -51,18 +53,37 @@ def services(service_home: Path) -> Iterator[Services]:
 
 
 def database_with_name(url: str, name: str) -> str:
-    return make_conninfo(url, dbname=name)
+    """The same server's database `name`, still as a URL (a worker's DATABASE_URL must be one)."""
+    return urlunsplit(urlsplit(url)._replace(path=f"/{name}"))
+
+
+@contextmanager
+def new_database(services: Services) -> Iterator[str]:
+    """A new, empty database on the session's server, dropped on exit."""
+    name = f"segcite_test_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(services.database_url, autocommit=True) as conn:
+        conn.execute(f'create database "{name}"')
+    try:
+        yield database_with_name(services.database_url, name)
+    finally:
+        with psycopg.connect(services.database_url, autocommit=True) as conn:
+            conn.execute(f'drop database if exists "{name}" with (force)')
 
 
 @pytest.fixture
 def fresh_database(services: Services) -> Iterator[str]:
     """A new, empty database on the session's server; dropped afterwards."""
-    name = f"segcite_test_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(services.database_url, autocommit=True) as conn:
-        conn.execute(f'create database "{name}"')
-    yield database_with_name(services.database_url, name)
-    with psycopg.connect(services.database_url, autocommit=True) as conn:
-        conn.execute(f'drop database if exists "{name}" with (force)')
+    with new_database(services) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def supabase_like_database(services: Services) -> Iterator[str]:
+    """A new database set up the way Supabase sets up its own (tests/supabase_like.py), before segcite touches
+    it: API roles, `auth.uid()`, the `realtime` schema and publication, default grants on `public`."""
+    with new_database(services) as url:
+        make_supabase_like(url)
+        yield url
 
 
 def service_env(services: Services, home: Path, **extra: str) -> dict[str, str]:

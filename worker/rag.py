@@ -21,6 +21,7 @@ from psycopg.conninfo import conninfo_to_dict
 from ingest import Segment, tagged_text
 from worker.providers import Embedder, PermanentError, TransientError
 from worker.settings import Settings
+from worker.tenancy import secure_internal_tables_async
 
 # Between two segments of one document: printable (LightRAG strips control characters) and never inside a
 # segment (tagged_text cannot produce it; it is removed from segment text before joining).
@@ -163,6 +164,7 @@ class RagStore:
         ) as conn:
             await _take_init_lock(conn)
             await rag.initialize_storages()
+            await secure_internal_tables_async(conn)  # before any document goes in (design §4, tenancy)
         self._instances[name] = rag
         return rag
 
