@@ -5,10 +5,14 @@ from __future__ import annotations
 import gc
 import os
 import shutil
+import socket
 import subprocess
 import tempfile
 import time
+import urllib.error
+import urllib.request
 import uuid
+from base64 import b64encode
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -160,3 +164,22 @@ def _pings(app) -> bool:
         return bool(app.send_task("segcite.ping").get(timeout=2))
     except Exception:
         return False
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def http_get(url: str, auth: str | None = None) -> tuple[int, bytes]:
+    request = urllib.request.Request(url)
+    if auth:
+        request.add_header("Authorization", "Basic " + b64encode(auth.encode()).decode())
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read()
+    except OSError:
+        return 0, b""
