@@ -20,6 +20,9 @@ declare
     api_role text;
     changed integer := 0;
 begin
+    -- Workers starting together all migrate: one caller at a time, so no two ever ALTER or REVOKE the same
+    -- table at once (catalog updates racing on one row can fail with "tuple concurrently updated").
+    perform pg_advisory_xact_lock(hashtext('segcite_secure_internal_tables'));
     for target in
         select c.oid::regclass as rel, c.relrowsecurity as rls,
                exists (select 1 from aclexplode(c.relacl) a

@@ -39,7 +39,7 @@ _AUTH = """
 create schema auth;
 grant usage on schema auth to anon, authenticated, service_role;
 create function auth.uid() returns uuid language sql stable as $$
-    select nullif(current_setting('request.jwt.claims', true)::jsonb ->> 'sub', '')::uuid
+    select (nullif(current_setting('request.jwt.claims', true), '')::jsonb ->> 'sub')::uuid
 $$;
 """
 

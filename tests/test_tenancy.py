@@ -75,7 +75,11 @@ class Pipeline:
         self.store = PostgresStore(database_url, max_size=2)
         self.objects = LocalFolderStore(home / "objects")  # the worker's SEGCITE_HOME/objects
         self.worker = WorkerProcess(service_env(services, home), home / "worker.log", concurrency=1)
-        wait_until(self._pings, timeout=60, what=f"the worker (log {self.worker.log})", interval=0.5)
+        try:
+            wait_until(self._pings, timeout=60, what=f"the worker (log {self.worker.log})", interval=0.5)
+        except AssertionError:
+            self.close()
+            raise
 
     def _pings(self) -> bool:
         try:
@@ -221,7 +225,7 @@ def statements_for(conn: psycopg.Connection, name: str) -> list[str]:
 def internal_tables(conn: psycopg.Connection) -> list[str]:
     rows = conn.execute(
         "select c.relname from pg_class c where c.relkind in ('r', 'p') "
-        "and (c.relname like 'lightrag\\_%%' or c.relname = 'segcite_migrations') order by 1"
+        "and (c.relname like 'lightrag\\_%' or c.relname = 'segcite_migrations') order by 1"
     ).fetchall()
     return [r[0] for r in rows]
 
@@ -334,7 +338,7 @@ def test_app_tables_are_select_only_for_members_and_closed_to_anon(fresh_databas
             assert privileges(conn, "anon", table) == [], table
             assert privileges(conn, "authenticated", table) == ["SELECT"], table
         functions = conn.execute(
-            "select p.oid::regprocedure::text from pg_proc p where p.proname like 'segcite\\_%%' order by 1"
+            "select p.oid::regprocedure::text from pg_proc p where p.proname like 'segcite\\_%' order by 1"
         ).fetchall()
         assert [f[0] for f in functions] == ["segcite_secure_internal_tables()", "segcite_touch_updated_at()"]
         for (function,) in functions:
