@@ -31,12 +31,14 @@ as $$
 $$;
 
 -- Supabase exposes functions in `public` to its Data API roles: only the workers (owner, service_role) search.
+revoke execute on function segcite_search_segments(uuid, text[], integer), segcite_tsquery_or(tsquery) from public;
 do $$
+declare
+    api_role text;
 begin
-    if exists (select 1 from pg_roles where rolname = 'anon') then
-        revoke execute on function segcite_search_segments(uuid, text[], integer) from public, anon;
-    end if;
-    if exists (select 1 from pg_roles where rolname = 'authenticated') then
-        revoke execute on function segcite_search_segments(uuid, text[], integer) from authenticated;
-    end if;
+    for api_role in select rolname from pg_roles where rolname in ('anon', 'authenticated') loop
+        execute format(
+            'revoke execute on function segcite_search_segments(uuid, text[], integer), segcite_tsquery_or(tsquery) '
+            'from %I', api_role);
+    end loop;
 end $$;

@@ -178,23 +178,18 @@ def worker(queues: str, concurrency: int | None, loglevel: str) -> None:
     os.execve(sys.executable, worker_argv(queues, concurrency, loglevel), child_env(services))
 
 
-def _flower_argv(settings: Settings, port: int) -> list[str]:
-    argv = [sys.executable, "-m", "celery", "-A", "worker.app", "flower", f"--port={port}"]
-    if settings.flower_basic_auth:
-        argv.append(f"--basic-auth={settings.flower_basic_auth.get_secret_value()}")
-    return argv
-
-
 @main.command()
 @click.option("--port", type=click.IntRange(1, 65535), default=None, help="Default: FLOWER_PORT.")
-def flower(port: int | None) -> None:
-    """Run Flower, Celery's monitor (basic auth from FLOWER_BASIC_AUTH)."""
+@click.option("--no-auth", is_flag=True, help="Start without FLOWER_BASIC_AUTH; Flower then listens on 127.0.0.1 only.")
+def flower(port: int | None, no_auth: bool) -> None:
+    """Run Flower, Celery's monitor: basic auth from FLOWER_BASIC_AUTH, on 127.0.0.1 unless FLOWER_ADDRESS."""
+    from worker.flower import plan_flower
+
     settings = _settings()
-    if not settings.flower_basic_auth:
-        click.echo("warning: FLOWER_BASIC_AUTH is not set; Flower is open to anyone who can reach it", err=True)
-    services = _services(settings)
-    argv = _flower_argv(settings, port or settings.flower_port)
-    os.execve(sys.executable, argv, child_env(services))
+    plan = plan_flower(settings, port, no_auth)
+    if plan.warning:
+        click.echo(f"warning: {plan.warning}", err=True)
+    os.execve(sys.executable, plan.argv(), plan.environment(child_env(_services(settings))))
 
 
 @main.command()

@@ -26,6 +26,7 @@ from worker.embeddings import Embedder
 from worker.errors import PermanentError, TransientError
 from worker.openai_client import openai_client
 from worker.settings import Settings
+from worker.tenancy import secure_internal_tables_async
 
 # Between two segments of one document: printable (LightRAG strips control characters) and never inside a
 # segment (tagged_text cannot produce it; it is removed from segment text before joining).
@@ -221,6 +222,7 @@ class RagStore:
         ) as conn:
             await _take_init_lock(conn)
             await rag.initialize_storages()
+            await secure_internal_tables_async(conn)  # before any document goes in (design §4, tenancy)
         self._instances[name] = rag
         return rag
 
