@@ -8,6 +8,8 @@ decide whether a claim is supported, which `query.match` judges, not where a pas
 from __future__ import annotations
 
 import functools
+import itertools
+import math
 import re
 
 # Function words of the languages the fixtures hold (English, French, Spanish, German), 2+ letters.
@@ -33,16 +35,20 @@ QUESTION_WORDS = frozenset(
 _WORD = re.compile(r"\w+")
 
 
+def content_tokens(text: str) -> list[str]:
+    """The words of a text that tell it apart, case-folded, in order, repeats kept: no stopwords or question
+    words, no single letters (a lone digit stays: "page 2")."""
+    return [
+        word
+        for word in _WORD.findall(text.casefold())
+        if word not in STOPWORDS and word not in QUESTION_WORDS and (len(word) > 1 or word.isdigit())
+    ]
+
+
 @functools.lru_cache(maxsize=4096)
 def informative_words(text: str) -> tuple[str, ...]:
-    """The words of a text that tell it apart, case-folded, in order of first appearance, once each:
-    no stopwords or question words, no single letters (a lone digit stays: "page 2")."""
-    seen: dict[str, None] = {}
-    for word in _WORD.findall(text.casefold()):
-        if word in STOPWORDS or word in QUESTION_WORDS or (len(word) == 1 and not word.isdigit()):
-            continue
-        seen.setdefault(word, None)
-    return tuple(seen)
+    """`content_tokens`, once each, in order of first appearance."""
+    return tuple(dict.fromkeys(content_tokens(text)))
 
 
 def is_number(word: str) -> bool:
@@ -50,8 +56,27 @@ def is_number(word: str) -> bool:
 
 
 def rarity(word: str) -> float:
-    """A corpus-free guess at how rare (so how telling) a word is: numbers and codes are rarest, and longer
-    words are rarer than short ones (Zipf). In [0.5, 1.5]."""
+    """A corpus-free guess at how rare (so how telling) a word is: longer is rarer (Zipf's law of abbreviation),
+    and a number rarer than a word of its length ("2140" over "cost"; "00" of "$140.00" is everywhere)."""
     if is_number(word):
-        return 1.5
-    return min(1.25, 0.5 + 0.075 * len(word))
+        return min(1.5, 0.9 + 0.15 * len(word))
+    return min(1.2, 0.8 + 0.05 * len(word))
+
+
+def embedding_features(text: str) -> dict[str, float]:
+    """Weighted features of a text for a hashed embedding: its content words and adjacent pairs of them
+    (a pair is rarer than its words), each weighted by the square root of count x rarity, so a long text
+    repeating a word is not much nearer a question holding it. No character n-grams: they made "involved"
+    near "invoice". On bench/answers_questions.json (vector search alone, top 12) the answer's page was
+    retrieved for 43% of the questions with every word counted, 91% without stopwords; the weights keep
+    that figure and decide the order among segments that share words with the question."""
+    counts: dict[str, float] = {}
+    tokens = content_tokens(text)
+    for feature in [*tokens, *(f"{a} {b}" for a, b in itertools.pairwise(tokens))]:
+        counts[feature] = counts.get(feature, 0.0) + 1.0
+    return {feature: math.sqrt(n * _mean_rarity(feature)) for feature, n in counts.items()}
+
+
+def _mean_rarity(feature: str) -> float:
+    words = feature.split(" ")
+    return sum(map(rarity, words)) / len(words)

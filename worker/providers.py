@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import itertools
-import re
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
@@ -13,6 +11,7 @@ import numpy as np
 from ingest import Segment
 from query.extractive import extractive_answer
 from query.prompt import build_messages
+from query.terms import embedding_features
 from worker.settings import Settings
 
 
@@ -84,17 +83,14 @@ def make_answerer(settings: Settings) -> Answerer:
     return OpenAIAnswerer(settings) if settings.segcite_llm_provider == "openai" else ExtractiveAnswerer()
 
 
-_WORD = re.compile(r"\w+")
-
-
 def hash_embed(texts: Sequence[str], dim: int) -> np.ndarray:
-    """Offline, deterministic embeddings: signed hashes of words and word bigrams, L2-normalized."""
+    """Offline, deterministic embeddings: signed hashes of weighted content words and word pairs
+    (`query.terms.embedding_features`: no stopwords, rarer features weigh more), L2-normalized."""
     out = np.zeros((len(texts), dim), dtype=np.float32)
     for row, text in enumerate(texts):
-        words = _WORD.findall(text.casefold())
-        for feature in [*words, *(f"{a} {b}" for a, b in itertools.pairwise(words))]:
+        for feature, weight in embedding_features(text).items():
             digest = int.from_bytes(hashlib.blake2b(feature.encode(), digest_size=8).digest(), "little")
-            out[row, digest % dim] += 1.0 if digest >> 63 else -1.0
+            out[row, digest % dim] += weight if digest >> 63 else -weight
         norm = float(np.linalg.norm(out[row]))
         if norm:
             out[row] /= norm
