@@ -29,7 +29,7 @@ STOPWORDS = frozenset(
 # Words that shape a question without naming what it asks about.
 QUESTION_WORDS = frozenset(
     """what which who whom whose when where why how much many long often tell give show list find say says
-    said know get got please there anything something""".split()
+    said know get got please there anything something already""".split()
 )
 
 _WORD = re.compile(r"\w+")
