@@ -28,9 +28,12 @@ from query.terms import STOPWORDS, content_tokens
 
 NOT_FOUND = "I could not find an answer to this question in your documents."
 CONFIDENCE_BAR = 0.35  # share of the question's clue weight a candidate must hold; tuned on bench_answers
+# Without a kind of value to look for ("what medication…"), only the words can vouch for a candidate.
+UNTYPED_BAR = 0.51
 MAX_SECTIONS = 3
 IN_SEGMENT, IN_DOCUMENT = 0.6, 0.4  # a clue held by the candidate's segment or document, not by the candidate
 KIND_BONUS = 0.15
+MONEY_BONUS = 0.1  # an amount question prefers "$140.00" or "1.5%" to a bare count
 HEAD_BONUS = 0.1  # it holds the thing asked about, not only the closing verb ("the inventor", not "filed")
 LONG_CHARS, LENGTH_PENALTY = 60, 0.0015  # per character past LONG_CHARS: the shorter of two equal answers
 RANK_PENALTY = 0.002  # per place down the context: retrieval's order breaks ties
@@ -182,9 +185,10 @@ class _Judge:
         if not self.holds_value(candidate.text, part.kind):
             return None
         held = self.coverage(stems, candidate.segment)
-        if held < CONFIDENCE_BAR:
+        if held < (CONFIDENCE_BAR if part.kind is not Kind.ANY else UNTYPED_BAR):
             return None
         bonus = KIND_BONUS if part.kind is not Kind.ANY else 0.0
+        bonus += MONEY_BONUS if part.kind is Kind.AMOUNT and _AMOUNT.search(candidate.text) else 0.0
         bonus += HEAD_BONUS if any(matches(h, stems) for h in part.head) else 0.0
         length = LENGTH_PENALTY * max(0, len(candidate.text) - LONG_CHARS)
         return Scored(held + bonus - length - RANK_PENALTY * candidate.order, candidate)
@@ -206,9 +210,8 @@ class _Judge:
 
     def holds_value(self, text: str, kind: Kind) -> bool:
         """The candidate says something of the kind asked that the question does not already say."""
-        if kind is Kind.AMOUNT:
-            return _AMOUNT.search(text) is not None and self._new(_NUMBER.findall(text))
-        if kind is Kind.NUMBER:
+        if kind in (Kind.AMOUNT, Kind.NUMBER):  # "how much electricity": 61.4 gigawatt hours is an amount too
+            return self._new(_NUMBER.findall(text))
             return self._new(_NUMBER.findall(text))
         if kind is Kind.DATE:
             return self._new(m.group() for m in _DATE.finditer(text))
