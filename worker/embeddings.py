@@ -4,13 +4,12 @@ batch of texts (segments at ingest, the question at query time)."""
 from __future__ import annotations
 
 import hashlib
-import itertools
-import re
 from collections.abc import Sequence
 from typing import Protocol
 
 import numpy as np
 
+from query.terms import embedding_features
 from worker.errors import PermanentError
 from worker.openai_client import classified, openai_client
 from worker.settings import Settings
@@ -23,17 +22,14 @@ class Embedder(Protocol):
     async def __call__(self, texts: list[str], **_: object) -> np.ndarray: ...
 
 
-_WORD = re.compile(r"\w+")
-
-
 def hash_embed(texts: Sequence[str], dim: int) -> np.ndarray:
-    """Offline, deterministic embeddings: signed hashes of words and word bigrams, L2-normalized."""
+    """Offline, deterministic embeddings: signed hashes of weighted content words and word pairs
+    (`query.terms.embedding_features`: no stopwords, rarer features weigh more), L2-normalized."""
     out = np.zeros((len(texts), dim), dtype=np.float32)
     for row, text in enumerate(texts):
-        words = _WORD.findall(text.casefold())
-        for feature in [*words, *(f"{a} {b}" for a, b in itertools.pairwise(words))]:
+        for feature, weight in embedding_features(text).items():
             digest = int.from_bytes(hashlib.blake2b(feature.encode(), digest_size=8).digest(), "little")
-            out[row, digest % dim] += 1.0 if digest >> 63 else -1.0
+            out[row, digest % dim] += weight if digest >> 63 else -weight
         norm = float(np.linalg.norm(out[row]))
         if norm:
             out[row] /= norm
@@ -43,7 +39,7 @@ def hash_embed(texts: Sequence[str], dim: int) -> np.ndarray:
 class HashEmbedder:
     def __init__(self, dim: int):
         self.dim = dim
-        self.model_name = f"segcite-hash-{dim}"
+        self.model_name = f"segcite-hash2-{dim}"  # "2": stopwords out (issue 14); old vectors differ
 
     async def __call__(self, texts: list[str], **_: object) -> np.ndarray:
         return hash_embed(texts, self.dim)
