@@ -1,8 +1,9 @@
 -- Full-text search over one workspace's segments (design §4 retrieval, §5.5 the fallback's workspace tier),
 -- one implementation for both stores: the `postgres` store calls it in SQL, the `supabase` store through
 -- PostgREST's RPC. Each term's frequency in the workspace is counted (up to 1000 hits, enough to tell common
--- from rare), and only the 16 rarest terms that occur make the query, so common words never decide the
--- ranking; `ts_rank_cd` orders the hits. Idempotent.
+-- from rare); the 16 rarest terms that occur make the query. A segment scores the summed idf of the terms it
+-- holds, so one rare word ("tax") outweighs two common ones ("company", "added"), which `ts_rank_cd` alone
+-- (no idf) would not; `ts_rank_cd` breaks ties. Idempotent.
 
 create or replace aggregate segcite_tsquery_or(tsquery) (sfunc = tsquery_or, stype = tsquery);
 
@@ -19,18 +20,25 @@ as $$
             ) as hits) as hits
         from term
         where numnode(term.q) > 0
+    ), segments as (
+        select count(*) as n from document_segments s where s.workspace_id = p_workspace
     ), chosen as (
-        select segcite_tsquery_or(rare.q) as q
-        from (select q from counted where hits > 0 order by hits, q::text limit 16) as rare
+        select counted.q, ln(1 + segments.n::float8 / counted.hits) as idf
+        from counted, segments
+        where counted.hits > 0
+        order by counted.hits, counted.q::text
+        limit 16
+    ), query as (
+        select segcite_tsquery_or(chosen.q) as q from chosen
     )
     select s.*
-    from document_segments s, chosen
-    where chosen.q is not null and s.workspace_id = p_workspace and s.tsv @@ chosen.q
-    order by ts_rank_cd(s.tsv, chosen.q) desc, s.document_id, s.segment_index
+    from document_segments s, query
+    where query.q is not null and s.workspace_id = p_workspace and s.tsv @@ query.q
+    order by (select sum(chosen.idf) from chosen where s.tsv @@ chosen.q) desc,
+             ts_rank_cd(s.tsv, query.q) desc, s.document_id, s.segment_index
     limit p_limit
 $$;
 
--- Supabase exposes functions in `public` to its Data API roles: only the workers (owner, service_role) search.
 revoke execute on function segcite_search_segments(uuid, text[], integer), segcite_tsquery_or(tsquery) from public;
 do $$
 declare

@@ -1,9 +1,9 @@
 """Hybrid retrieval's pure parts (design §4): the full-text query of a question, reciprocal rank fusion of the
 vector and full-text rankings, and dropping segments that repeat a better-ranked one's text.
 
-The worker runs the searches; these decide what they ask and how their answers combine:
+The worker runs the searches (worker/retrieval.py); these decide what they ask and how their answers combine:
 
-    ranked_fts = search(websearch_to_tsquery('simple', fts_query(question)))  # ts_rank_cd order
+    ranked_fts = full_text_search(search_terms(question))  # ts_rank_cd order
     context_ids = fuse([vector_ids, ranked_fts], texts, top_k)
 
 Each search should return more than `top_k` ids (e.g. 3x), so that dropping duplicates still leaves `top_k`.
@@ -20,16 +20,16 @@ RRF_K = 60  # the constant of Cormack et al.; a rank-1 hit of one search outweig
 MAX_FTS_TERMS = 12
 
 # A token as PostgreSQL's parser will see it: punctuation inside stays ("ET-4760", "140.00", "d'arc"), around
-# it goes ("$", "?", quotes). A leading "-" would mean NOT in websearch syntax, so a token starts with \w.
+# it goes ("$", "?", quotes), and a token starts with a letter or digit.
 _TOKEN = re.compile(r"\w(?:[\w.,'’/-]*\w)?")
 _POSSESSIVE = re.compile(r"['’]s$")
 
 
-def fts_query(question: str, max_terms: int = MAX_FTS_TERMS) -> str:
-    """The question's informative tokens joined with `or`, for `websearch_to_tsquery('simple', …)`: any of
-    them may match and `ts_rank_cd` ranks segments holding more of them first. Stopwords, question words and
-    single letters are dropped; past `max_terms`, the rarest are kept (numbers and long words). Tokens
-    keep their inner punctuation, so they parse as the indexed text did. "" when nothing is left."""
+def search_terms(question: str, max_terms: int = MAX_FTS_TERMS) -> list[str]:
+    """The question's informative tokens for a full-text search: any of them may match, and segments holding
+    more (and rarer) of them rank first. Stopwords, question words and single letters are dropped; past
+    `max_terms`, the rarest are kept (numbers and long words). Tokens keep their inner punctuation, so the
+    database parses them as it parsed the indexed text. [] when nothing is left."""
     tokens: dict[str, None] = {}
     for match in _TOKEN.finditer(question.casefold()):
         token = _POSSESSIVE.sub("", match.group())
@@ -37,7 +37,7 @@ def fts_query(question: str, max_terms: int = MAX_FTS_TERMS) -> str:
             tokens.setdefault(token, None)
     ordered = list(tokens)
     kept = set(sorted(ordered, key=lambda t: -max(map(rarity, informative_words(t))))[:max_terms])
-    return " or ".join(t for t in ordered if t in kept)
+    return [t for t in ordered if t in kept]
 
 
 def reciprocal_rank_fusion(rankings: Sequence[Sequence[str]], k: int = RRF_K) -> list[str]:

@@ -234,3 +234,47 @@ def test_message_that_is_not_an_answer_fails_clearly(celery_worker, store) -> No
     assert message.status == "failed"
     assert "replies to a user message" in message.error
     assert user.status == "done"
+
+
+PROSE = [
+    PageSpec(
+        [
+            f"On night {n} the observers noted what the telescope had added to the survey of the outer arm: "
+            "the faint companion that was seen on the plates was not a star at all but a cloud of gas, and "
+            "what the team had taken for noise on the earlier nights was the edge of that cloud.",
+            f"The report on night {n} also says how much time was lost to weather, what was done about the "
+            "cooling of the camera, and which of the company's instruments were added to the mount.",
+        ]
+    )
+    for n in range(12)
+]
+INVOICE = [
+    PageSpec(
+        ["Company ABC", "INVOICE 1047", "Bill to: Harbor Point Cooperative"],
+        table=[["Item", "Amount"], ["Subtotal", "$2000.00"], ["Tax", "$140.00"], ["Total", "$2140.00"]],
+        table_at=3,
+    )
+]
+
+
+def test_a_short_invoice_beside_long_prose_answers_its_amount_question(celery_worker, store, objects, tmp_path) -> None:
+    """Hybrid retrieval (vector + full text), the hash embedder without stopwords and the extractive answerer
+    together: long prose sharing the question's common words does not crowd out the invoice that answers it."""
+    workspace = workspace_id(f"hybrid-{uuid.uuid4()}")
+    items = [
+        upload(store, objects, workspace, write_json(tmp_path, name, build_document(spec)[0]))
+        for name, spec in (("observing-log.json", PROSE), ("invoice.json", INVOICE))
+    ]
+    for item in items:
+        row = wait_for(lambda i=item: store.get_document(i.document.id), lambda r: r.status in DOCUMENT_DONE, 120)
+        assert row.status == "ingested", row.error
+    prose_id, invoice_id = (item.document.id for item in items)
+    assert store.get_document(prose_id).segment_count >= 12
+
+    pending = ask(store, workspace, "How much tax was added on the Company ABC invoice?")
+    message = wait_for(lambda: store.get_message(pending.id), lambda m: m.status in MESSAGE_DONE, timeout=90)
+    assert message.status == "done", message.error
+    assert "$140.00" in message.content
+    citations = message.metadata["citations"]
+    assert citations and {c["document_id"] for c in citations} == {invoice_id}
+    assert message.metadata["context_ids"][0].startswith(invoice_id)  # the invoice ranks first

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from query.fusion import RRF_K, distinct_texts, fts_query, fuse, reciprocal_rank_fusion
+from query.fusion import RRF_K, distinct_texts, fuse, reciprocal_rank_fusion, search_terms
 
 
 def test_rrf_sums_reciprocal_ranks_across_rankings():
@@ -70,10 +70,10 @@ def test_fuse_bounds_by_top_k_after_dropping_duplicates():
         ("What did the Maison Jeanne d'Arc charge?", "maison or jeanne or d'arc or charge"),
     ],
 )
-def test_fts_query_keeps_informative_tokens_as_the_parser_sees_them(question: str, query: str):
-    assert fts_query(question) == query
+def test_search_terms_keep_informative_tokens_as_the_parser_sees_them(question: str, query: str):
+    assert search_terms(question) == (query.split(" or ") if query else [])
 
 
-def test_fts_query_keeps_the_rarest_terms_in_question_order():
+def test_search_terms_keep_the_rarest_in_question_order():
     question = "Is the big red box 5-2100-9991-3257 from Montana near Helena or Bozeman?"
-    assert fts_query(question, max_terms=4) == "5-2100-9991-3257 or montana or helena or bozeman"
+    assert search_terms(question, max_terms=4) == ["5-2100-9991-3257", "montana", "helena", "bozeman"]

@@ -51,7 +51,10 @@ class WorkspaceSegments:
         return self.store.segments_by_ids(self.workspace_id, segment_ids)
 
     def candidates(self, text: str, limit: int) -> list[Segment]:
-        terms = sorted(content_words(text))[:MAX_SEARCH_TERMS]
+        return self.search(sorted(content_words(text))[:MAX_SEARCH_TERMS], limit)
+
+    def search(self, terms: Sequence[str], limit: int) -> list[Segment]:
+        """Full-text hits for any of `terms`, ranked (`ts_rank_cd` over the rarest of them), at most `limit`."""
         return self.store.search_segments(self.workspace_id, terms, limit)
 
 
