@@ -43,9 +43,24 @@ def test_each_section_completes_once_in_order_whatever_the_cuts(size: int) -> No
 def test_a_wrapped_answer_and_prose_before_it() -> None:
     reply = PartialReply()
     reply.feed('Here is the answer:\n```json\n{"answer": {"sections": [{"text": "One.", "source_ids": []}, ')
-    assert (reply.complete, reply.tail) == ([], "One.")  # complete once the next one starts, or the JSON ends
+    assert reply.complete == [{"text": "One.", "source_ids": []}]  # complete as soon as it is closed
     reply.feed('{"text": "Tw')
     assert (reply.complete, reply.tail) == ([{"text": "One.", "source_ids": []}], "Tw")
+
+
+def test_a_section_is_complete_when_its_object_closes_not_before() -> None:
+    reply = PartialReply()
+    for piece, complete in [
+        ('{"sections": [{"text": "A, b", "source_ids": ["d:1"', 0),
+        ("]", 0),
+        (", ", 0),  # a comma inside the object: another key may follow
+        ('"extra": {"x": 1}', 0),
+        ("}", 1),
+        (", ", 1),
+        ('{"text": "C"}', 2),
+    ]:
+        reply.feed(piece)
+        assert len(reply.complete) == complete, piece
 
 
 def test_prose_is_no_section() -> None:

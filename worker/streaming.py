@@ -3,8 +3,8 @@ topic, each with the sections completed so far (already resolved, numbered as in
 text of the section being written.
 
 The model's reply is read with jiter's partial mode (no JSON tokenizer of our own): a section is complete
-once another one follows it, or the reply parses whole. Deltas are throttled to at most 10 a second per
-message; the last state is always sent.
+once its object is closed (another array element could follow it), or the reply parses whole. Deltas are
+throttled to at most 10 a second per message; the last state is always sent.
 """
 
 from __future__ import annotations
@@ -40,18 +40,33 @@ class PartialReply:
         return True
 
     def _sections(self) -> tuple[list[Any], bool]:
+        """The section objects so far, and whether the last of them is complete."""
         start = self.text.find("{")
         if start < 0:
             return [], False
-        body = self.text[start:]
-        try:
-            value, finished = jiter.from_json(body.encode(), partial_mode="off"), True
-        except ValueError:
-            try:
-                value, finished = jiter.from_json(body.encode(), partial_mode="trailing-strings"), False
-            except ValueError:  # not JSON (yet): prose, or JSON behind a code fence
-                return [], False
-        return _section_list(value), finished
+        body = self.text[start:].encode()
+        whole = _parse(body, "off")
+        if whole is not None:
+            return _section_list(whole), True
+        items = _section_list(_parse(body, "trailing-strings"))
+        return items, bool(items) and _last_is_closed(body, len(items))
+
+
+def _parse(body: bytes, partial_mode: str) -> Any:
+    try:
+        return jiter.from_json(body, partial_mode=partial_mode)
+    except ValueError:  # not JSON (yet): prose, or what precedes a fenced block
+        return None
+
+
+def _last_is_closed(body: bytes, count: int) -> bool:
+    """Whether the last section object is closed: then one more array element can follow it. Probed by
+    parsing the text with a `0` element appended (after a comma unless one is there), so a section is complete
+    the moment its `}` arrives, not when the next one starts."""
+    trimmed = body.rstrip()
+    probe = trimmed + (b"0" if trimmed.endswith(b",") else b",0")
+    items = _section_list(_parse(probe, "trailing-strings"))
+    return len(items) == count + 1 and items[-1] == 0
 
 
 def _section_list(value: Any) -> list[Any]:
