@@ -18,6 +18,9 @@ _ABBREVIATIONS = frozenset(
 # Candidate ends: terminal punctuation, closing quotes/brackets, then an optional marker cluster.
 _END = re.compile(r"([.!?…。]+)([\"'”’)\]]*)((?:\s*\[\d{1,6}\](?:\s*,?\s*\[\d{1,6}\])*)?)(?=\s|$)")
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
+_INNER_END = re.compile(r"[.!?…。][\"'”’)\]]*\s+\S")  # terminal punctuation with more text after it
+_SPACED_CLUSTER = re.compile(r"\s*" + _CLUSTER.pattern)
+_MARKER_NUMBER = re.compile(r"\d+")
 
 
 @dataclass(frozen=True)
@@ -78,7 +81,19 @@ def extract_markers_at(text: str, start: int, end: int) -> list[Marker]:
 
 
 def remove_markers(text: str) -> str:
-    return re.sub(r"\s*" + _CLUSTER.pattern, "", text)
+    return _SPACED_CLUSTER.sub("", text)
+
+
+def remove_model_markers(text: str, max_marker: int | None) -> str:
+    """`text` without the marker clusters a model wrote (`[1][2]`, `[3], [4]`) whose numbers are all in
+    1..max_marker (any n when None): other bracketed numbers (`[2023]`, `[0]`) are text, not markers."""
+
+    def drop(match: re.Match[str]) -> str:
+        numbers = [int(n) for n in _MARKER_NUMBER.findall(match.group())]
+        in_range = all(1 <= n <= (max_marker if max_marker is not None else n) for n in numbers)
+        return "" if in_range else match.group()
+
+    return _SPACED_CLUSTER.sub(drop, text)
 
 
 def _is_abbreviation(text: str, dot: int) -> bool:
@@ -93,11 +108,24 @@ def _is_abbreviation(text: str, dot: int) -> bool:
         return False
     if word in _ABBREVIATIONS or word.rstrip(".") in _ABBREVIATIONS:
         return True
-    return len(word) == 1 and word.isalpha() and text[word_start].isupper()  # an initial: "J. Smith"
+    if len(word) != 1 or not word.isalpha() or not text[word_start].isupper():
+        return False
+    # An initial ("J. R. Tolkien", "John F. Kennedy") follows a capitalized word or starts a sentence; a letter
+    # after a lower-case word ends one ("The rating is D. Heating…").
+    end = word_start
+    while end > 0 and text[end - 1].isspace():
+        end -= 1
+    start = end
+    while start > 0 and not text[start - 1].isspace():
+        start -= 1
+    return end == 0 or text[start].isupper() or text[end - 1] in ".!?…"  # or it starts a sentence
 
 
 def split_sentences(text: str) -> list[tuple[int, int]]:
     """Sentence spans (start, end), trimmed, in order; blank lines always end a sentence."""
+    if not _INNER_END.search(text) and not _PARAGRAPH_BREAK.search(text):
+        span = _trim(text, 0, len(text))  # one sentence: the common case of a short section
+        return [span] if span[1] > span[0] else []
     spans: list[tuple[int, int]] = []
     for block_start, block_end in _blocks(text):
         start = block_start

@@ -47,20 +47,31 @@ def test_valid_ids_are_cited_with_support() -> None:
         "page_idx": 0,
         "snippet_preview": CAPITAL.text,
         "bbox": {"x0": 0.1, "y0": 0.1, "x1": 0.9, "y1": 0.2},
+        "quote": {"text": CAPITAL.text, "start": 0, "end": 48, "char_start": 0, "char_end": 48},
+        "boxes": [{"page_idx": 0, "x0": 0.1, "y0": 0.1, "x1": 0.9, "y1": 0.2}],
         "method": "source_id",
         "citation_status": "cited",
         "citation_score": 1.0,
         "support": 1.0,
+        "warning": None,
     }
     assert payload["metadata"]["stats"] == {"cited": 1, "matched": 0, "invalid": 0, "uncited": 0}
 
 
-def test_valid_id_that_does_not_support_the_text_is_still_cited_with_low_support() -> None:
-    payload = answer([{"text": "The Eiffel Tower was completed in 1889.", "source_ids": ["docA:0"]}])
+def test_valid_id_that_shares_words_with_the_text_is_never_overridden() -> None:
+    payload = answer([{"text": "Paris was completed in 1889 for the World Fair.", "source_ids": ["docA:0"]}])
     assert section_view(payload) == [("cited", 1.0, [1])]
     citation = payload["metadata"]["citations"][0]
-    assert citation["segment_id"] == "docA:0"  # never overridden by text matching
-    assert citation["support"] < 0.2
+    assert citation["segment_id"] == "docA:0"  # TOWER matches the text better, but the id is supported
+    assert (citation["support"], citation["warning"]) == (0.167, "numbers not found: 1889")
+
+
+def test_valid_id_that_shares_nothing_with_the_text_is_not_shown_and_the_text_is_matched() -> None:
+    payload = answer([{"text": "The Eiffel Tower was completed in 1889.", "source_ids": ["docA:0"]}])
+    [section] = payload["metadata"]["sections"]
+    assert (section["citation_status"], section["citations"]) == ("matched", [1])
+    assert section["citation_error"] == "docA:0 does not support this text; matched by text instead"
+    assert [c["segment_id"] for c in payload["metadata"]["citations"]] == ["docA:1"]
 
 
 def test_hallucinated_id_with_verbatim_text_of_another_segment_is_matched_to_it() -> None:
@@ -118,14 +129,14 @@ def test_same_id_in_several_sections_gets_one_number() -> None:
             {"text": "Paris is also the largest city.", "source_ids": ["docA:0"]},
         ]
     )
-    assert section_view(payload) == [("cited", 1.0, [1]), ("cited", 1.0, [2, 1]), ("cited", 1.0, [1])]
+    assert section_view(payload) == [("cited", 1.0, [1]), ("cited", 1.0, [2]), ("cited", 1.0, [1])]
+    assert payload["metadata"]["sections"][1]["citation_error"] == "ignored: docA:0 does not support this text"
     assert [c["segment_id"] for c in payload["metadata"]["citations"]] == ["docA:0", "docA:1"]
     assert payload["content"] == (
-        "Paris is the capital [1].\n\nThe tower dates from 1889 [2][1].\n\nParis is also the largest city [1]."
+        "Paris is the capital [1].\n\nThe tower dates from 1889 [2].\n\nParis is also the largest city [1]."
     )
     assert payload["metadata"]["citation_map"]["1"] == [
         {"sentence_index": 0, "sentence_text": "Paris is the capital [1]."},
-        {"sentence_index": 1, "sentence_text": "The tower dates from 1889 [2][1]."},
         {"sentence_index": 2, "sentence_text": "Paris is also the largest city [1]."},
     ]
 
@@ -175,7 +186,18 @@ def test_segments_as_dicts_work_like_objects() -> None:
 def test_payload_keys_of_design_5_8() -> None:
     payload = answer([{"text": "Paris is the capital.", "source_ids": ["docA:0"]}])
     assert set(payload) == {"content", "metadata"}
-    assert set(payload["metadata"]) == {"sections", "citations", "sentences", "citation_map", "stats"}
+    assert set(payload["metadata"]) == {
+        "sections",
+        "citations",
+        "sentences",
+        "citation_map",
+        "stats",
+        "extra_text",
+        "raw_output",
+        "context_ids",
+    }
+    assert payload["metadata"]["context_ids"] == ["docA:0", "docA:1", "docB:0", "docB:1"]
+    assert payload["metadata"]["extra_text"] is None
     assert set(payload["metadata"]["sections"][0]) == {
         "text",
         "source_ids",
