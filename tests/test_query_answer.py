@@ -5,7 +5,15 @@ from __future__ import annotations
 import orjson
 
 from ingest import BBox, Segment
-from query import build_answer, build_messages, snippet_preview, with_markers
+from query import (
+    AnswerBuilder,
+    SectionResolver,
+    build_answer,
+    build_messages,
+    parse_answer,
+    snippet_preview,
+    with_markers,
+)
 
 CAPITAL = Segment(
     "docA", 0, 0, "paragraph", "Paris is the capital and largest city of France.", 0, 48, BBox(0.1, 0.1, 0.9, 0.2)
@@ -237,3 +245,34 @@ def test_prompt_has_context_lines_rules_and_history() -> None:
     last = messages[-1]["content"]
     assert "[SEG=docA:0] (page 1) Paris is the capital" in last
     assert "[SEG=docB:1]" not in last and "Question: What is the capital?" in last
+
+
+def test_sections_resolved_one_at_a_time_keep_their_numbers() -> None:
+    """What streaming (issue 16) relies on: appending sections never renumbers earlier ones, and the payload
+    built section by section equals `build_answer` on the whole output."""
+    sections = [
+        {"text": "The museum budget was 7,250 euros in 2024.", "source_ids": []},
+        {"text": "Paris is the capital.", "source_ids": ["docA:0"]},
+        {"text": "The tower dates from 1889. Paris is the largest city.", "source_ids": ["docA:1", "docA:0"]},
+        {"text": "The Seine river flows through the city from east to west.", "source_ids": []},
+    ]
+    raw = orjson.dumps({"sections": sections}).decode()
+    parsed = parse_answer(raw, max_marker=len(CONTEXT))
+    resolver = SectionResolver(context=CONTEXT, workspace=WORKSPACE)
+    builder = AnswerBuilder()
+    marked = []
+    for i, section in enumerate(parsed.sections):
+        marked.append(builder.add(resolver.resolve(section))["marked_text"])
+        assert [c["number"] for c in builder.citations] == list(range(1, len(builder.citations) + 1))
+        head = orjson.dumps({"sections": sections[: i + 1]}).decode()
+        prefix = build_answer(head, context=CONTEXT, workspace=WORKSPACE)
+        assert prefix["metadata"]["citations"] == builder.citations
+        assert prefix["content"] == "\n\n".join(marked)
+    assert marked == [
+        "The museum budget was 7,250 euros in 2024 [1].",
+        "Paris is the capital [2].",
+        "The tower dates from 1889 [3]. Paris is the largest city [2].",
+        "The Seine river flows through the city from east to west [4].",
+    ]
+    final = builder.payload(raw_output=raw, extra_text=parsed.extra_text, context_ids=resolver.context_ids)
+    assert final == build_answer(raw, context=CONTEXT, workspace=WORKSPACE)
