@@ -103,8 +103,11 @@ def test_text_without_a_tag_is_unchanged_and_detected_as_such() -> None:
     assert contains_seg_tag("x [S\u200bEG=a:1]")
 
 
+CONFUSABLE = list("SEGseg=[] :\n\u200b\u00ad\uff1d\ufe66\u0405\u0415\u0435xA1")
+
+
 @settings(max_examples=300, deadline=None)
-@given(st.text(alphabet=st.sampled_from(list("SEGseg=[] :\n\u200b\u00ad\uff1d\ufe66\u0405\u0415\u0435xA1")), max_size=60))
+@given(st.text(alphabet=st.sampled_from(CONFUSABLE), max_size=60))
 def test_nothing_that_reads_as_a_tag_survives(text: str) -> None:
     defused = neutralize_seg_tags(text)
     assert not contains_seg_tag(defused)
