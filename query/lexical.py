@@ -147,6 +147,32 @@ def numbers_near(text: str, anchors: frozenset[str]) -> list[Token]:
     return found
 
 
+def numbers_beside(text: str, before: str | None, after: str | None) -> list[Token]:
+    """The numbers of the text written right after the token `before` or right before the token `after`."""
+    stream = tokens(text)
+    found: list[Token] = []
+    for i, token in enumerate(stream):
+        if token.readings is None or token in found:
+            continue
+        if (before is not None and i > 0 and stream[i - 1].text == before) or (
+            after is not None and i + 1 < len(stream) and stream[i + 1].text == after
+        ):
+            found.append(token)
+    return found
+
+
+def neighbours_of(text: str) -> dict[str, tuple[str | None, str | None]]:
+    """For each number of the text (as written, first place it appears), the tokens right before and after it."""
+    stream = tokens(text)
+    out: dict[str, tuple[str | None, str | None]] = {}
+    for i, token in enumerate(stream):
+        if token.readings is not None and token.text not in out:
+            before = stream[i - 1].text if i > 0 else None
+            after = stream[i + 1].text if i + 1 < len(stream) else None
+            out[token.text] = (before, after)
+    return out
+
+
 def anchors_of(text: str) -> dict[str, frozenset[str]]:
     """For each number of the text (as written), the content words next to it."""
     stream = tokens(text)

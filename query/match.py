@@ -114,6 +114,8 @@ def match_score(claim: str, segment_text: str, at_least: float = 0.0) -> float:
     if claim_numbers:
         keys = number_keys(segment_text)
         agreeing = sum(1 for readings in claim_numbers if readings & keys) / len(claim_numbers)
+        if not agreeing:
+            return 0.0  # a claim's numbers are its most specific words: a segment holding none is not its source
         adjustment = NUMBER_BONUS * agreeing - NUMBER_PENALTY * (1 - agreeing)
     cutoff = _fuzzy_needed(at_least - adjustment, covered) if at_least else 0.0
     if cutoff > 100:

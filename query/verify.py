@@ -16,7 +16,16 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ingest import Segment
-from query.lexical import Claim, Passage, anchors_of, numbers_near, opposite_words, passage
+from query.lexical import (
+    Claim,
+    Passage,
+    anchors_of,
+    neighbours_of,
+    numbers_beside,
+    numbers_near,
+    opposite_words,
+    passage,
+)
 from query.lexical import claim as analyse_claim
 
 CONTRADICTION_SUPPORT = 0.2  # the most support a contradicted citation keeps (design §5.5)
@@ -51,7 +60,7 @@ class LexicalVerifier:
         support = round((len(held) + len(said.numbers) - len(missing)) / weight, 3) if weight else 0.0
         if not held:
             return Verdict(support, False, False, None)
-        contradiction = _contradiction(said, text) or _number_conflict(claim, said, missing, text)
+        contradiction = _contradiction(said, text) or _number_conflict(claim, said, text)
         if contradiction:
             return Verdict(min(support, CONTRADICTION_SUPPORT), True, True, f"contradicts: {contradiction}", held)
         if missing:
@@ -75,17 +84,24 @@ def _contradiction(said: Claim, text: Passage) -> str | None:
     return f'"{said.negation}" in the claim only' if said.negation else f'"{theirs}" in the segment only'
 
 
-def _number_conflict(
-    claim: str, said: Claim, missing: list[tuple[str, frozenset[str]]], text: Passage
-) -> str | None:
-    """A missing number whose neighbouring words sit next to another number in the segment (16 vs 61)."""
-    if not missing:
+def _number_conflict(claim: str, said: Claim, text: Passage) -> str | None:
+    """A number of the claim the segment states differently (16 vs 61): another number stands in its place,
+    between the same words, in the sentence that best matches the claim; or, for a number the segment does not
+    hold at all, next to the same content words anywhere in it."""
+    if not said.numbers or not text.units:
         return None
+    at = best_unit(said.words, text)
+    start, end = text.units[at]
     claim_keys = {key for _, readings in said.numbers for key in readings}
     anchors = anchors_of(claim)
-    for written, _ in missing:
-        near = anchors.get(written)
-        others = [t for t in numbers_near(text.text, near) if not t.readings & claim_keys] if near else []
+    neighbours = neighbours_of(claim)
+    for written, readings in said.numbers:
+        if readings & text.unit_numbers[at]:
+            continue
+        candidates = numbers_beside(text.text[start:end], *neighbours.get(written, (None, None)))
+        if not readings & text.numbers and anchors.get(written):
+            candidates += numbers_near(text.text, anchors[written])
+        others = [t for t in candidates if not t.readings & claim_keys]
         if others:
             return f"{written} vs {others[0].text}"
     return None
