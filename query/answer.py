@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict
 from typing import Any
 
 from ingest import Segment, neutralize_seg_tags
-from query.markers import parse_markers
+from query.markers import Marker, parse_markers
 from query.match import SegmentSource
 from query.model import ResolvedSection, SectionCitation, as_segments
 from query.parse import parse_answer
@@ -55,8 +54,12 @@ class AnswerBuilder:
         numbers: list[int] = []
         position = 0
         for index, (start, end) in enumerate(section.sentences):
-            backing = [c for c in section.citations if index in c.sentences]
-            here = list(dict.fromkeys(self._number(c, section) for c in backing))
+            here: list[int] = []
+            for citation in section.citations:
+                if index in citation.sentences and (number := self._number(citation, section)) not in here:
+                    here.append(number)
+            if not here:
+                continue
             pieces.append(section.text[position:start] + with_markers(section.text[start:end], here))
             numbers.extend(n for n in here if n not in numbers)
             position = end
@@ -102,12 +105,7 @@ class AnswerBuilder:
                 "sections": list(self._sections),
                 "citations": self.citations,
                 "sentences": [
-                    {
-                        "text": s.text,
-                        "start": s.start,
-                        "end": s.end,
-                        "citation_ids": [n for n in s.citation_ids if 1 <= n <= count],
-                    }
+                    {"text": s.text, "start": s.start, "end": s.end, "citation_ids": _in_range(s.markers, count)}
                     for s in parsed.sentences
                 ],
                 "citation_map": citation_map,
@@ -130,7 +128,7 @@ def citation_payload(citation: SectionCitation, number: int, section: ResolvedSe
         "segment_index": segment.segment_index,
         "page_idx": segment.page_idx,
         "snippet_preview": snippet_preview(segment.text, quote.start, quote.end),
-        "bbox": asdict(segment.bbox) if segment.bbox else None,
+        "bbox": _box(segment.bbox) if segment.bbox else None,
         "quote": quote.to_dict(),
         "boxes": quote_boxes(segment, quote),
         "method": citation.method,
@@ -163,6 +161,14 @@ def build_answer(
     return builder.payload(
         raw_output=raw_llm_output or "", extra_text=parsed.extra_text, context_ids=resolver.context_ids
     )
+
+
+def _in_range(markers: list[Marker], count: int) -> list[int]:
+    return sorted({m.number for m in markers if 1 <= m.number <= count})
+
+
+def _box(bbox: Any) -> dict[str, float]:
+    return {"x0": bbox.x0, "y0": bbox.y0, "x1": bbox.x1, "y1": bbox.y1}
 
 
 def _raw_output(raw: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
@@ -15,13 +16,15 @@ class IdCheck:
     error: str | None  # set when it is not
 
 
+@functools.lru_cache(maxsize=4096)
 def parse_source_id(raw: str) -> tuple[str, int] | None:
     """(`document_id`, `segment_index`) of a well-formed id, else None. Only one `SEG=` / `[SEG=…]` wrapper
     around the whole id is unwrapped; the id itself must be strict (`ingest.parse_segment_id`)."""
     text = raw.strip()
-    rest, tagged = take_seg_tags(text)
-    if len(tagged) == 1 and not rest.strip():
-        text = tagged[0]
+    if "SEG" in text:
+        rest, tagged = take_seg_tags(text)
+        if len(tagged) == 1 and not rest.strip():
+            text = tagged[0]
     return parse_segment_id(text)
 
 

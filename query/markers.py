@@ -6,6 +6,7 @@ sentence, and gives a marker cluster written after the period (`fact. [1]`) to t
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -18,6 +19,9 @@ _ABBREVIATIONS = frozenset(
 # Candidate ends: terminal punctuation, closing quotes/brackets, then an optional marker cluster.
 _END = re.compile(r"([.!?…。]+)([\"'”’)\]]*)((?:\s*\[\d{1,6}\](?:\s*,?\s*\[\d{1,6}\])*)?)(?=\s|$)")
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
+_LONGEST_ABBREVIATION = 12  # characters before a period looked at (every abbreviation above is shorter)
+_TAIL_WORD = re.compile(r"""[^\s(\["']*\Z""")
+_PREVIOUS_WORD = re.compile(r"(\S+)\s*\Z")
 _INNER_END = re.compile(r"[.!?…。][\"'”’)\]]*\s+\S")  # terminal punctuation with more text after it
 _SPACED_CLUSTER = re.compile(r"\s*" + _CLUSTER.pattern)
 _MARKER_NUMBER = re.compile(r"\d+")
@@ -57,12 +61,16 @@ class Sentence:
 
 @dataclass(frozen=True)
 class ParsedMarkers:
+    text: str
     markers: list[Marker]
-    clusters: list[Cluster]
     sentences: list[Sentence]
     citation_to_sentences: dict[int, list[int]]  # number -> sentence indexes
     sentence_to_citations: dict[int, list[int]]  # sentence index -> numbers
     out_of_range: list[Marker]  # markers outside 1..n
+
+    @functools.cached_property
+    def clusters(self) -> list[Cluster]:
+        return extract_clusters(self.text)
 
 
 def extract_markers(text: str) -> list[Marker]:
@@ -100,9 +108,10 @@ def _is_abbreviation(text: str, dot: int) -> bool:
     """Whether the period at `dot` ends an abbreviation, an initial or a number's decimal part."""
     if dot + 1 < len(text) and text[dot + 1].isdigit() and dot > 0 and text[dot - 1].isdigit():
         return True  # 3.14 (the regex needs whitespace after, so this only guards odd input)
-    word_start = dot
-    while word_start > 0 and not text[word_start - 1].isspace() and text[word_start - 1] not in "([\"'":
-        word_start -= 1
+    left = max(0, dot - _LONGEST_ABBREVIATION)
+    word_start = _TAIL_WORD.search(text, left, dot).start()
+    if word_start == left > 0:
+        return False  # a word longer than any abbreviation
     word = text[word_start:dot].casefold()
     if not word:
         return False
@@ -112,13 +121,8 @@ def _is_abbreviation(text: str, dot: int) -> bool:
         return False
     # An initial ("J. R. Tolkien", "John F. Kennedy") follows a capitalized word or starts a sentence; a letter
     # after a lower-case word ends one ("The rating is D. Heating…").
-    end = word_start
-    while end > 0 and text[end - 1].isspace():
-        end -= 1
-    start = end
-    while start > 0 and not text[start - 1].isspace():
-        start -= 1
-    return end == 0 or text[start].isupper() or text[end - 1] in ".!?…"  # or it starts a sentence
+    previous = _PREVIOUS_WORD.search(text, max(0, word_start - 40), word_start)
+    return previous is None or previous.group(1)[0].isupper() or previous.group(1)[-1] in ".!?…"
 
 
 def split_sentences(text: str) -> list[tuple[int, int]]:
@@ -181,8 +185,8 @@ def parse_markers(text: str, citation_count: int) -> ParsedMarkers:
         for number in ids:
             citation_to_sentences.setdefault(number, []).append(index)
     return ParsedMarkers(
+        text=text,
         markers=markers,
-        clusters=extract_clusters(text),
         sentences=sentences,
         citation_to_sentences=citation_to_sentences,
         sentence_to_citations=sentence_to_citations,

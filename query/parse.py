@@ -266,7 +266,7 @@ def _id_list(ids: Any) -> list[str]:
         ids = [ids]
     out: list[str] = []
     for item in _leaves([_id_of(i) for i in _as_list(ids)], MAX_IDS):
-        item = _SURROGATE.sub("\ufffd", item)
+        item = item if item.isascii() else _SURROGATE.sub("\ufffd", item)
         rest, tagged = take_seg_tags(item) if "=" in item else (item, [])
         out.extend(tagged)
         out.extend(split_ids(rest))
@@ -282,10 +282,12 @@ def _id_of(item: Any) -> Any:
 def _section(text: str, ids: list[str], max_marker: int | None) -> Section | None:
     """A section with SEG tags moved from its text to its ids, model-written `[n]` markers removed, and
     anything else that could be read as a SEG tag defused."""
-    text = _SURROGATE.sub("\ufffd", text)
+    text = text if text.isascii() else _SURROGATE.sub("\ufffd", text)
     text, tagged = take_seg_tags(text) if "=" in text else (text, [])
     text = remove_model_markers(text, max_marker) if "[" in text else text
-    text = _SPACE_BEFORE_PUNCTUATION.sub(r"\1", _SPACES.sub(" ", text)).strip()
+    if "  " in text or "\t" in text:
+        text = _SPACES.sub(" ", text)
+    text = _SPACE_BEFORE_PUNCTUATION.sub(r"\1", text).strip()
     if not text:
         return None
     return Section(text=neutralize_seg_tags(text), source_ids=[*ids, *tagged])

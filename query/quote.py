@@ -62,9 +62,8 @@ def quote_boxes(segment: Segment, quote: Quote) -> list[dict[str, Any]]:
 def snippet_preview(text: str, start: int = 0, end: int | None = None, limit: int = SNIPPET_CHARS) -> str:
     """At most `limit` characters of `text` centred on `[start, end)`, cut at word boundaries with `…`."""
     end = len(text) if end is None else end
-    whole = " ".join(text.split())
-    if len(whole) <= limit:
-        return neutralize_seg_tags(whole)
+    if len(text) <= limit:
+        return neutralize_seg_tags(" ".join(text.split()))
     budget = limit - 2  # room for an ellipsis at each end
     left = max(0, start - max(0, budget - (end - start)) // 2)
     right = min(len(text), left + budget)
@@ -72,34 +71,39 @@ def snippet_preview(text: str, start: int = 0, end: int | None = None, limit: in
     if left > 0 and not text[left - 1].isspace() and (gap := _SPACE.search(text, left, right)):
         left = gap.end()  # the window starts inside a word: drop its tail
     if right < len(text) and not text[right].isspace():
-        gaps = [m.start() for m in _SPACE.finditer(text, left, right)]
-        right = gaps[-1] if gaps else right  # the window ends inside a word: drop its head
+        gap_at = max(text.rfind(" ", left, right), text.rfind("\n", left, right))
+        right = gap_at if gap_at > left else right  # the window ends inside a word: drop its head
     body = " ".join(text[left:right].split()).rstrip(" ,;:")
     return neutralize_seg_tags(("…" if left > 0 else "") + body + ("…" if right < len(text) else ""))
 
 
 def _best_run(claim: str, text: Passage) -> tuple[int, int] | None:
-    """(first, last) unit of the best run: most claim words and numbers held, then fewest characters."""
+    """(first, last) unit of the quote: the unit holding most of the claim's words and numbers (numbers count
+    double; the shorter on ties), widened by a neighbour only while the neighbour adds some the run lacks."""
     said = analyse_claim(claim)
-    words = said.plain
     numbers = [readings for _, readings in said.numbers]
-    hits = [
-        (words & unit_words, {r for r in numbers if r & unit_numbers})
-        for unit_words, unit_numbers in zip(text.unit_words, text.unit_numbers, strict=True)
-    ]
-    best: tuple[int, int, int, int] | None = None  # (-score, length, first, last)
-    for first, (first_words, first_numbers) in enumerate(hits):
-        if not first_words and not first_numbers:
-            continue  # a run is never better for starting with a unit that holds nothing
-        held_words, held_numbers = set(first_words), set(first_numbers)
-        for last in range(first, min(first + MAX_RUN, len(hits))):
-            held_words |= hits[last][0]
-            held_numbers |= hits[last][1]
-            score = len(held_words) + 2 * len(held_numbers)
-            length = text.units[last][1] - text.units[first][0]
-            if best is None or (-score, length) < best[:2]:
-                best = (-score, length, first, last)
-    return (best[2], best[3]) if best else None
+    held: list[set[str]] = []
+    for unit_words, unit_numbers in zip(text.unit_words, text.unit_numbers, strict=True):
+        found = set(said.plain & unit_words)
+        found.update(f"#{min(r)}" for r in numbers if r & unit_numbers)
+        held.append(found)
+    scores = [len(h) + sum(1 for key in h if key[0] == "#") for h in held]
+    if not any(scores):
+        return None
+    first = last = min(range(len(held)), key=lambda i: (-scores[i], text.units[i][1] - text.units[i][0]))
+    run = set(held[first])
+    while last - first + 1 < MAX_RUN:
+        after = held[last + 1] - run if last + 1 < len(held) else set()
+        before = held[first - 1] - run if first > 0 else set()
+        if not after and not before:
+            break
+        if len(after) >= len(before):
+            last += 1
+            run |= after
+        else:
+            first -= 1
+            run |= before
+    return first, last
 
 
 def _aligned_run(claim: str, text: Passage) -> tuple[int, int]:

@@ -131,33 +131,28 @@ class SectionResolver:
             self._known[segment_id] = self._source.lookup([segment_id]).get(segment_id)
         return self._known.get(segment_id)
 
-    def _id_citations(
-        self, valid: list[Segment], sentences: list[str]
-    ) -> tuple[list[SectionCitation], list[str]]:
+    def _id_citations(self, valid: list[Segment], sentences: list[str]) -> tuple[list[SectionCitation], list[str]]:
         """The citations of the valid ids that support the section, and why the others are not shown."""
-        verdicts = {s.segment_id: [self._verifier.verify(sentence, s) for sentence in sentences] for s in valid}
-        support = {key: max(v.support for v in found) for key, found in verdicts.items()}
-        shown: set[str] = set()
-        refused: dict[str, str] = {}
+        verdicts = [[self._verifier.verify(sentence, segment) for sentence in sentences] for segment in valid]
+        support = [max(v.support for v in found) for found in verdicts]
+        shown: set[int] = set()
+        refused: dict[int, str] = {}
         covered: set[str] = set()
-        for segment in sorted(valid, key=lambda s: -support[s.segment_id]):  # stable: ties keep the model's order
-            found = verdicts[segment.segment_id]
-            held = frozenset().union(*(v.held for v in found))
-            if not any(v.related for v in found):
-                refused[segment.segment_id] = f"{segment.segment_id} does not support this text"
+        for i in sorted(range(len(valid)), key=lambda i: -support[i]):  # stable: ties keep the model's order
+            held = frozenset().union(*(v.held for v in verdicts[i]))
+            if not any(v.related for v in verdicts[i]):
+                refused[i] = f"{valid[i].segment_id} does not support this text"
             elif covered and not held - covered:  # copied along: backs nothing the better ids do not
-                refused[segment.segment_id] = f"{segment.segment_id} adds nothing to the other sources"
+                refused[i] = f"{valid[i].segment_id} adds nothing to the other sources"
             else:
-                shown.add(segment.segment_id)
+                shown.add(i)
                 covered |= held
         cited = []
-        for segment in valid:
-            if segment.segment_id in shown:
-                found = verdicts[segment.segment_id]
-                at, stands_out = _anchor(found)
-                claim = sentences[at] if stands_out else " ".join(sentences)
-                cited.append(_citation(segment, "source_id", SCORE_CITED, found[at], (at,), claim))
-        return cited, [refused[s.segment_id] for s in valid if s.segment_id in refused]
+        for i in sorted(shown):
+            at, stands_out = _anchor(verdicts[i])
+            claim = sentences[at] if stands_out else " ".join(sentences)
+            cited.append(_citation(valid[i], "source_id", SCORE_CITED, verdicts[i][at], (at,), claim))
+        return cited, [refused[i] for i in sorted(refused)]
 
     def _text_citations(self, text: str, sentences: list[str]) -> list[SectionCitation]:
         """One citation per segment that a sentence matches (a terse value: the context segment holding it)."""

@@ -60,7 +60,8 @@ class LexicalVerifier:
         support = round((len(held) + len(said.numbers) - len(missing)) / weight, 3) if weight else 0.0
         if not held:
             return Verdict(support, False, False, None)
-        contradiction = _contradiction(said, text) or _number_conflict(claim, said, text)
+        unit = best_unit(said.words, text)
+        contradiction = _contradiction(said, text, unit) or _number_conflict(claim, said, text, unit)
         if contradiction:
             return Verdict(min(support, CONTRADICTION_SUPPORT), True, True, f"contradicts: {contradiction}", held)
         if missing:
@@ -69,11 +70,10 @@ class LexicalVerifier:
         return Verdict(support, True, False, None, held)
 
 
-def _contradiction(said: Claim, text: Passage) -> str | None:
+def _contradiction(said: Claim, text: Passage, unit: int | None) -> str | None:
     """Negation or opposite words on one side only, against the unit that best matches the claim."""
-    if not text.units:
+    if unit is None:
         return None
-    unit = best_unit(said.words, text)
     theirs = text.unit_negations[unit]
     flipped = (said.negation is None) != (theirs is None)
     opposite = opposite_words(said.words, text.unit_words[unit])
@@ -84,20 +84,20 @@ def _contradiction(said: Claim, text: Passage) -> str | None:
     return f'"{said.negation}" in the claim only' if said.negation else f'"{theirs}" in the segment only'
 
 
-def _number_conflict(claim: str, said: Claim, text: Passage) -> str | None:
+def _number_conflict(claim: str, said: Claim, text: Passage, unit: int | None) -> str | None:
     """A number of the claim the segment states differently (16 vs 61): another number stands in its place,
     between the same words, in the sentence that best matches the claim; or, for a number the segment does not
     hold at all, next to the same content words anywhere in it."""
-    if not said.numbers or not text.units:
+    if unit is None:
         return None
-    at = best_unit(said.words, text)
-    start, end = text.units[at]
+    differing = [(written, readings) for written, readings in said.numbers if not readings & text.unit_numbers[unit]]
+    if not differing:
+        return None
+    start, end = text.units[unit]
     claim_keys = {key for _, readings in said.numbers for key in readings}
     anchors = anchors_of(claim)
     neighbours = neighbours_of(claim)
-    for written, readings in said.numbers:
-        if readings & text.unit_numbers[at]:
-            continue
+    for written, readings in differing:
         candidates = numbers_beside(text.text[start:end], *neighbours.get(written, (None, None)))
         if not readings & text.numbers and anchors.get(written):
             candidates += numbers_near(text.text, anchors[written])
@@ -107,8 +107,10 @@ def _number_conflict(claim: str, said: Claim, text: Passage) -> str | None:
     return None
 
 
-def best_unit(claim_words: frozenset[str], text: Passage) -> int:
-    """Index of the unit sharing the most words with the claim (the first on ties)."""
+def best_unit(claim_words: frozenset[str], text: Passage) -> int | None:
+    """Index of the unit sharing the most words with the claim (the first on ties); None if it has no units."""
+    if not text.units:
+        return None
     best, best_score = 0, -1
     for i, unit_words in enumerate(text.unit_words):
         score = len(claim_words & unit_words)
