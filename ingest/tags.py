@@ -69,6 +69,8 @@ def leading_tag_id(chunk_content: str) -> str | None:
 
 def take_seg_tags(text: str) -> tuple[str, list[str]]:
     """The text with every SEG tag a model wrote removed, and the ids those tags held (raw, in order)."""
+    if "SEG" not in text:
+        return text, []
     ids: list[str] = []
 
     def take(match: re.Match[str]) -> str:

@@ -15,7 +15,7 @@ from ingest import Segment, neutralize_seg_tags
 from query.markers import Marker, parse_markers
 from query.match import SegmentSource
 from query.model import ResolvedSection, SectionCitation, as_segments
-from query.parse import parse_answer
+from query.parse import parse_answer, without_surrogates
 from query.quote import find_quote, quote_boxes, snippet_preview
 from query.resolve import SectionResolver, mentioned_ids
 from query.verify import Verifier
@@ -24,7 +24,6 @@ RAW_OUTPUT_BYTES = 65_536  # metadata.raw_output keeps at most this much of the 
 STATUSES = ("cited", "matched", "invalid", "uncited")
 # A sentence's final punctuation (with closing quotes/brackets): markers go just before it.
 _FINAL_PUNCTUATION = re.compile(r"([.!?…:;。]+[\"'”’)\]]*)\s*$")
-_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
 def with_markers(text: str, numbers: list[int]) -> str:
@@ -172,5 +171,5 @@ def _box(bbox: Any) -> dict[str, float]:
 
 
 def _raw_output(raw: str) -> str:
-    data = _SURROGATE.sub("\ufffd", str(raw)).encode("utf-8")
+    data = without_surrogates(str(raw)).encode("utf-8")
     return data[:RAW_OUTPUT_BYTES].decode("utf-8", "ignore")

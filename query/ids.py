@@ -21,10 +21,9 @@ def parse_source_id(raw: str) -> tuple[str, int] | None:
     """(`document_id`, `segment_index`) of a well-formed id, else None. Only one `SEG=` / `[SEG=…]` wrapper
     around the whole id is unwrapped; the id itself must be strict (`ingest.parse_segment_id`)."""
     text = raw.strip()
-    if "SEG" in text:
-        rest, tagged = take_seg_tags(text)
-        if len(tagged) == 1 and not rest.strip():
-            text = tagged[0]
+    rest, tagged = take_seg_tags(text)
+    if len(tagged) == 1 and not rest.strip():
+        text = tagged[0]
     return parse_segment_id(text)
 
 

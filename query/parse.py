@@ -57,7 +57,7 @@ def parse_answer(raw: str | None, *, max_marker: int | None = None) -> ParsedAns
     removed from section text (None: any n); other bracketed text (`[2023]`, `[a]`) stays."""
     if raw is None or not str(raw).strip():
         return ParsedAnswer([], None)
-    text = _SURROGATE.sub("\ufffd", str(raw))
+    text = without_surrogates(str(raw))
     blocks = list(_json_blocks(text))
     if not blocks:
         section = _section(text, [], max_marker)
@@ -72,6 +72,11 @@ def parse_answer(raw: str | None, *, max_marker: int | None = None) -> ParsedAns
     prose.append(text[position:])
     extra = "\n\n".join(p.strip() for p in prose if p.strip())
     return ParsedAnswer(sections, neutralize_seg_tags(extra) if extra else None)
+
+
+def without_surrogates(text: str) -> str:
+    """Lone surrogates (`\\ud83d` cut from its pair) as U+FFFD: a payload holding one cannot be serialized."""
+    return text if text.isascii() else _SURROGATE.sub("\ufffd", text)
 
 
 def parse_sections(raw: str | None, *, max_marker: int | None = None) -> list[Section]:
@@ -266,8 +271,7 @@ def _id_list(ids: Any) -> list[str]:
         ids = [ids]
     out: list[str] = []
     for item in _leaves([_id_of(i) for i in _as_list(ids)], MAX_IDS):
-        item = item if item.isascii() else _SURROGATE.sub("\ufffd", item)
-        rest, tagged = take_seg_tags(item) if "=" in item else (item, [])
+        rest, tagged = take_seg_tags(without_surrogates(item))
         out.extend(tagged)
         out.extend(split_ids(rest))
     return out
@@ -282,8 +286,7 @@ def _id_of(item: Any) -> Any:
 def _section(text: str, ids: list[str], max_marker: int | None) -> Section | None:
     """A section with SEG tags moved from its text to its ids, model-written `[n]` markers removed, and
     anything else that could be read as a SEG tag defused."""
-    text = text if text.isascii() else _SURROGATE.sub("\ufffd", text)
-    text, tagged = take_seg_tags(text) if "=" in text else (text, [])
+    text, tagged = take_seg_tags(without_surrogates(text))
     text = remove_model_markers(text, max_marker) if "[" in text else text
     if "  " in text or "\t" in text:
         text = _SPACES.sub(" ", text)
