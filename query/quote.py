@@ -23,6 +23,8 @@ SNIPPET_CHARS = 200
 
 @dataclass(frozen=True)
 class Quote:
+    """`text` is `segment.text[start:end]`, defused if it holds something that reads as a SEG tag (design §3)."""
+
     text: str
     start: int  # code-point span in the segment's text
     end: int

@@ -30,6 +30,7 @@ from query.model import (
     SCORE_CITED,
     SCORE_INVALID,
     SCORE_UNCITED,
+    Method,
     ResolvedSection,
     Section,
     SectionCitation,
@@ -181,14 +182,15 @@ class SectionResolver:
         ]
 
     def _match(self, sentence: str) -> tuple[Match, Verdict] | None:
-        """The best candidate that does not contradict the sentence: context first, then the workspace."""
+        """The best candidate the verifier finds related and not contradicting the sentence: context first, then
+        the workspace."""
         tiers = [lambda: self._context.candidates(sentence, CONTEXT_CANDIDATES)]
         if self._source is not None:
             tiers.append(lambda: self._source.candidates(sentence, WORKSPACE_CANDIDATES))
         for candidates in tiers:
             for match in ranked_matches(sentence, candidates()):
                 verdict = self._verifier.verify(sentence, match.segment)
-                if not verdict.contradicts:
+                if verdict.related and not verdict.contradicts:
                     return match, verdict
         return None
 
@@ -215,6 +217,6 @@ def _anchor(verdicts: list[Verdict]) -> tuple[int, bool]:
 
 
 def _citation(
-    segment: Segment, method: Any, score: float, verdict: Verdict, sentences: tuple[int, ...], claim: str
+    segment: Segment, method: Method, score: float, verdict: Verdict, sentences: tuple[int, ...], claim: str
 ) -> SectionCitation:
     return SectionCitation(segment, method, score, verdict.support, verdict.warning, sentences, claim)

@@ -164,3 +164,10 @@ def test_quotes_on_real_documents_point_at_the_same_text(data: st.DataObject, fi
         assert document[quote.char_start : quote.char_end] == quote.text
     else:
         assert segment.char_start is None or segment.kind == "table"
+
+
+def test_ocr_noised_claim_is_quoted_where_its_characters_align() -> None:
+    segment = lined("house", BOILER_ROWS)
+    quote = find_quote(segment, "Thc boi1er wos scrviced ln Morch")  # no whole word in common
+    assert quote.text == "The boiler was serviced in March 2022 by a\ncertified engineer."
+    assert [b["y0"] for b in quote_boxes(segment, quote)] == [0.1, 0.12]
