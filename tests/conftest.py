@@ -5,19 +5,25 @@ from __future__ import annotations
 import gc
 import os
 import shutil
+import socket
 import subprocess
 import tempfile
 import time
+import urllib.error
+import urllib.request
 import uuid
+from base64 import b64encode
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 import pytest
-from psycopg.conninfo import make_conninfo
+from supabase_like import make_supabase_like
 
-from worker.cli import worker_argv
 from worker.embedded import Services, start_postgres, start_redis, stop_postgres, stop_redis
+from worker.processes import worker_argv
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO.parent / "shared" / "fixtures" / "docai"
@@ -51,18 +57,37 @@ def services(service_home: Path) -> Iterator[Services]:
 
 
 def database_with_name(url: str, name: str) -> str:
-    return make_conninfo(url, dbname=name)
+    """The same server's database `name`, still as a URL (a worker's DATABASE_URL must be one)."""
+    return urlunsplit(urlsplit(url)._replace(path=f"/{name}"))
+
+
+@contextmanager
+def new_database(services: Services) -> Iterator[str]:
+    """A new, empty database on the session's server, dropped on exit."""
+    name = f"segcite_test_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(services.database_url, autocommit=True) as conn:
+        conn.execute(f'create database "{name}"')
+    try:
+        yield database_with_name(services.database_url, name)
+    finally:
+        with psycopg.connect(services.database_url, autocommit=True) as conn:
+            conn.execute(f'drop database if exists "{name}" with (force)')
 
 
 @pytest.fixture
 def fresh_database(services: Services) -> Iterator[str]:
     """A new, empty database on the session's server; dropped afterwards."""
-    name = f"segcite_test_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(services.database_url, autocommit=True) as conn:
-        conn.execute(f'create database "{name}"')
-    yield database_with_name(services.database_url, name)
-    with psycopg.connect(services.database_url, autocommit=True) as conn:
-        conn.execute(f'drop database if exists "{name}" with (force)')
+    with new_database(services) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def supabase_like_database(services: Services) -> Iterator[str]:
+    """A new database set up the way Supabase sets up its own (tests/supabase_like.py), before segcite touches
+    it: API roles, `auth.uid()`, the `realtime` schema and publication, default grants on `public`."""
+    with new_database(services) as url:
+        make_supabase_like(url)
+        yield url
 
 
 def service_env(services: Services, home: Path, **extra: str) -> dict[str, str]:
@@ -139,3 +164,22 @@ def _pings(app) -> bool:
         return bool(app.send_task("segcite.ping").get(timeout=2))
     except Exception:
         return False
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def http_get(url: str, auth: str | None = None) -> tuple[int, bytes]:
+    request = urllib.request.Request(url)
+    if auth:
+        request.add_header("Authorization", "Basic " + b64encode(auth.encode()).decode())
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read()
+    except OSError:
+        return 0, b""

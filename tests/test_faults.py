@@ -21,15 +21,16 @@ import redis
 from conftest import WorkerProcess, service_env
 from conftest import wait_for as wait_until
 from docai_synth import PageSpec, build_document, shard_document
-from test_adapters import FakeOpenAI
+from fakes import FakeOpenAI
 
 from worker.app import make_celery
 from worker.embedded import Services, redis_client_url, start_postgres, start_redis, stop_postgres, stop_redis
 from worker.migrate import apply_migrations
 from worker.objects import LocalFolderStore
 from worker.rag import workspace_name
+from worker.redis_state import workspace_lock_key
 from worker.settings import Settings
-from worker.store import PostgresStore
+from worker.stores.postgres import PostgresStore
 
 pytestmark = pytest.mark.faults
 
@@ -250,6 +251,50 @@ def test_poison_task_is_failed_after_the_redelivery_cap(env: FaultEnv) -> None:
         assert kills == 3
         assert env.pings()  # the worker still serves
     finally:
+        env.stop_workers()
+
+
+# 11 --------------------------------------------------------------------------------------------------------
+
+
+def test_a_lost_workspace_lock_stops_the_ingest_before_its_next_write(env: FaultEnv, fake_llm: FakeOpenAI) -> None:
+    """The lock expires under a running ingest and another client takes it: the ingest writes nothing more
+    (it says so in the log), retries once the lock is free again, and the document is ingested exactly once."""
+    fake_llm.delay = 0.3  # a slow embedding model: one small batch at a time, ~0.3 s each
+    env.worker(
+        SEGCITE_EMBEDDING_PROVIDER="openai",
+        SEGCITE_EMBEDDING_DIM="16",
+        OPENAI_BASE_URL=fake_llm.url,
+        OPENAI_API_KEY="sk-x" * 4,
+        EMBEDDING_BATCH_NUM="2",
+        EMBEDDING_FUNC_MAX_ASYNC="1",
+    )
+    intruder = redis.Redis.from_url(redis_client_url(env.services.redis_url))
+    try:
+        workspace, document_id = env.document(pages=40)
+        env.send("segcite.ingest_document", document_id)
+        wait_until(
+            lambda: (d := env.store.get_document(document_id)).status == "ingesting" and d.progress > 0.5,
+            timeout=60,
+            what="the ingest to be embedding",
+            interval=0.05,
+        )
+        intruder.set(workspace_lock_key(workspace), "another-worker", ex=60)  # expired, then taken by another
+        time.sleep(2.5)  # the keeper renews every TTL/3 = 1 s: by now the ingest knows
+        before = (env.store.get_document(document_id), env.counts(workspace, document_id))
+        time.sleep(3)
+        after = (env.store.get_document(document_id), env.counts(workspace, document_id))
+        assert before[0].status == after[0].status == "ingesting"
+        assert (before[0].progress, before[1]) == (after[0].progress, after[1])  # no write since
+        assert "lost the write lock" in (env.home / "worker.log").read_text()
+
+        intruder.delete(workspace_lock_key(workspace))  # the other writer is done
+        row = env.wait_document(document_id, timeout=120)
+        assert row.status == "ingested", row.error
+        segments, distinct, chunks = env.counts(workspace, document_id)
+        assert row.segment_count == segments == distinct == chunks > 30  # none missing, none twice
+    finally:
+        intruder.close()
         env.stop_workers()
 
 

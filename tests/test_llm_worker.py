@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 from conftest import WorkerProcess, service_env
 from conftest import wait_for as wait_until
-from test_adapters import FakeOpenAI
+from fakes import FakeOpenAI
 
 from worker.app import make_celery
-from worker.client import MESSAGE_DONE, wait_for
+from worker.app_actions import MESSAGE_DONE, wait_for
 from worker.embedded import Services, start_redis, stop_redis
 from worker.settings import Settings
-from worker.store import PostgresStore
+from worker.stores.postgres import PostgresStore
 
 
 @pytest.fixture(scope="module")

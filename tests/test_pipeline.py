@@ -13,10 +13,10 @@ import pytest
 from conftest import wait_for as wait_until
 from docai_synth import PageSpec, build_document
 
-from worker.client import DOCUMENT_DONE, MESSAGE_DONE, ask, upload, wait_for, workspace_id
+from worker.app_actions import DOCUMENT_DONE, MESSAGE_DONE, ask, upload, wait_for, workspace_id
 from worker.objects import LocalFolderStore
 from worker.rag import workspace_name
-from worker.store import PostgresStore
+from worker.stores.postgres import PostgresStore
 
 REPORT = [
     PageSpec(["Harbor Point solar farm covers 42 hectares near Eastwick.", "It joined the grid in March 2021."]),
@@ -91,7 +91,7 @@ def test_upload_to_cited_answer_end_to_end(celery_worker, store, objects, migrat
         )
         assert row.status == "ingested", row.error
         assert (row.page_count, row.segment_count, row.progress, row.error) == (3, 4, 1.0, None)
-        segments = store.segment_source(workspace).lookup([f"{row.id}:{i}" for i in range(4)])
+        segments = store.segments_by_ids(workspace, [f"{row.id}:{i}" for i in range(4)])
         assert [segments[f"{row.id}:{i}"].page_idx for i in range(4)] == [0, 1, 1, 2]
         assert segments[f"{row.id}:2"].kind == "table"
         assert chunk_count(migrated, workspace, row.id) == 4  # one chunk per segment
@@ -144,7 +144,7 @@ def test_upload_to_cited_answer_end_to_end(celery_worker, store, objects, migrat
     # Delete: segments and chunks go, the row says deleted.
     assert celery_worker_result("segcite.delete_document", row.id) == {"document_id": row.id, "deleted": True}
     assert chunk_count(migrated, workspace, row.id) == 0
-    assert store.segment_source(workspace).lookup([f"{row.id}:0"]) == {}
+    assert store.segments_by_ids(workspace, [f"{row.id}:0"]) == {}
     assert store.get_document(row.id).status == "deleted"
 
 
@@ -174,7 +174,7 @@ def test_reingest_replaces_segments_and_chunks(celery_worker, store, objects, mi
     )
     assert (row.status, row.segment_count, row.page_count) == ("ingested", 1, 1)
     assert chunk_count(migrated, workspace, row.id) == 1
-    assert store.segment_source(workspace).lookup([f"{row.id}:1"]) == {}
+    assert store.segments_by_ids(workspace, [f"{row.id}:1"]) == {}
 
 
 def test_sharded_document_from_a_prefix(celery_worker, store, objects, migrated, docai_dir) -> None:
@@ -194,8 +194,8 @@ def test_sharded_document_from_a_prefix(celery_worker, store, objects, migrated,
 @pytest.mark.parametrize(
     ("content", "expected"),
     [
-        (None, "Document AI JSON not found at file://"),
-        (b"this is not json", "invalid Document AI JSON at file://"),
+        (None, "bad.json: its Document AI JSON is not in the object store"),
+        (b"this is not json", "invalid Document AI JSON in bad.json: not valid JSON"),
         (orjson.dumps({"document": {"text": "x"}}), "ProcessResponse wrapper"),
     ],
 )
@@ -217,6 +217,7 @@ def test_bad_input_fails_with_an_actionable_error(celery_worker, celery_app, sto
     )
     assert row.status == "failed"
     assert expected in row.error
+    assert "file://" not in row.error and "/objects/" not in row.error  # the user's file, never where we keep it
     assert celery_app.send_task("segcite.ping").get(timeout=30)["pong"] is True  # still serving
 
 
@@ -233,3 +234,47 @@ def test_message_that_is_not_an_answer_fails_clearly(celery_worker, store) -> No
     assert message.status == "failed"
     assert "replies to a user message" in message.error
     assert user.status == "done"
+
+
+PROSE = [
+    PageSpec(
+        [
+            f"On night {n} the observers noted what the telescope had added to the survey of the outer arm: "
+            "the faint companion that was seen on the plates was not a star at all but a cloud of gas, and "
+            "what the team had taken for noise on the earlier nights was the edge of that cloud.",
+            f"The report on night {n} also says how much time was lost to weather, what was done about the "
+            "cooling of the camera, and which of the company's instruments were added to the mount.",
+        ]
+    )
+    for n in range(12)
+]
+INVOICE = [
+    PageSpec(
+        ["Company ABC", "INVOICE 1047", "Bill to: Harbor Point Cooperative"],
+        table=[["Item", "Amount"], ["Subtotal", "$2000.00"], ["Tax", "$140.00"], ["Total", "$2140.00"]],
+        table_at=3,
+    )
+]
+
+
+def test_a_short_invoice_beside_long_prose_answers_its_amount_question(celery_worker, store, objects, tmp_path) -> None:
+    """Hybrid retrieval (vector + full text), the hash embedder without stopwords and the extractive answerer
+    together: long prose sharing the question's common words does not crowd out the invoice that answers it."""
+    workspace = workspace_id(f"hybrid-{uuid.uuid4()}")
+    items = [
+        upload(store, objects, workspace, write_json(tmp_path, name, build_document(spec)[0]))
+        for name, spec in (("observing-log.json", PROSE), ("invoice.json", INVOICE))
+    ]
+    for item in items:
+        row = wait_for(lambda i=item: store.get_document(i.document.id), lambda r: r.status in DOCUMENT_DONE, 120)
+        assert row.status == "ingested", row.error
+    prose_id, invoice_id = (item.document.id for item in items)
+    assert store.get_document(prose_id).segment_count >= 12
+
+    pending = ask(store, workspace, "How much tax was added on the Company ABC invoice?")
+    message = wait_for(lambda: store.get_message(pending.id), lambda m: m.status in MESSAGE_DONE, timeout=90)
+    assert message.status == "done", message.error
+    assert "$140.00" in message.content
+    citations = message.metadata["citations"]
+    assert citations and {c["document_id"] for c in citations} == {invoice_id}
+    assert message.metadata["context_ids"][0].startswith(invoice_id)  # the invoice ranks first

@@ -8,7 +8,8 @@ import psycopg
 
 from ingest import Segment
 from worker.migrate import apply_migrations
-from worker.store import PostgresStore
+from worker.stores import WorkspaceSegments
+from worker.stores.postgres import PostgresStore
 
 
 def test_events_go_through_realtime_send_in_the_same_transaction(fresh_database: str) -> None:
@@ -57,7 +58,7 @@ def test_segments_are_replaced_never_appended_and_searchable(fresh_database: str
         ]
         store.replace_segments(document, first)
         store.replace_segments(document, first[:2])
-        source = store.segment_source(workspace)
+        source = WorkspaceSegments(store, workspace)
         assert sorted(source.lookup([f"{document.id}:{i}" for i in range(3)])) == [
             f"{document.id}:0",
             f"{document.id}:1",
@@ -66,6 +67,27 @@ def test_segments_are_replaced_never_appended_and_searchable(fresh_database: str
         assert source.lookup([f"{document.id}:0"])[f"{document.id}:0"].page_idx == 0
         found = source.candidates("How much revenue in 2024?", 5)
         assert {s.segment_id for s in found} == {f"{document.id}:0", f"{document.id}:1"}
-        assert store.segment_source(str(uuid.uuid4())).candidates("revenue 2024", 5) == []  # other workspace
+        assert WorkspaceSegments(store, str(uuid.uuid4())).candidates("revenue 2024", 5) == []  # other workspace
+    finally:
+        store.close()
+
+
+def test_full_text_search_ranks_a_rare_word_over_common_ones(migrated: str) -> None:
+    """The search keeps a query's rarest terms and scores segments by the rarity of what they hold: one rare
+    word ("tax") outranks two common ones, however many segments hold those."""
+    store = PostgresStore(migrated, max_size=1)
+    try:
+        workspace = str(uuid.uuid4())
+        document = store.create_document(workspace, "a.json", "docai/a.json")
+        prose = "The company added a new line to the report, and the company added it again the next day."
+        segments = [Segment(document.id, i, 0, "paragraph", prose, None, None, None) for i in range(8)]
+        segments.append(Segment(document.id, 8, 1, "table", "Item | Amount\nTax | $140.00", None, None, None))
+        store.replace_segments(document, segments)
+        found = store.search_segments(workspace, ["tax", "added", "company", "unknownword"], 3)
+        assert [s.segment_index for s in found] == [8, 0, 1]
+        assert store.search_segments(workspace, ["unknownword"], 3) == []
+        assert store.search_segments(workspace, [], 3) == []
+        # Terms are parsed as the indexed text was: punctuation inside a token keeps it whole.
+        assert [s.segment_index for s in store.search_segments(workspace, ["$140.00"], 3)] == [8]
     finally:
         store.close()

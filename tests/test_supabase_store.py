@@ -15,7 +15,7 @@ import respx
 
 from ingest import Segment
 from worker.settings import Settings
-from worker.supabase_store import SupabaseStore
+from worker.stores.supabase import SupabaseStore
 
 URL = "https://project.supabase.co"
 KEY = "service-role-key-0123456789"
@@ -120,14 +120,14 @@ def test_replace_segments_deletes_then_inserts(store) -> None:
 
 
 def supabase_document():
-    from worker.store import _document
+    from worker.stores.rows import DocumentRow
 
-    return _document(document_row())
+    return DocumentRow.from_row(document_row())
 
 
-def test_search_uses_full_text_search_on_tsv(store) -> None:
+def test_search_calls_the_ranked_search_function(store) -> None:
     supabase, mock = store
-    route = mock.get(f"{URL}/rest/v1/document_segments").mock(
+    route = mock.post(f"{URL}/rest/v1/rpc/segcite_search_segments").mock(
         return_value=httpx.Response(
             200,
             json=[
@@ -145,15 +145,14 @@ def test_search_uses_full_text_search_on_tsv(store) -> None:
             ],
         )
     )
-    found = supabase.search_segments(WS, "What was the budget in 2024?", 10)
+    found = supabase.search_segments(WS, ["2024", "budget"], 10)
     assert [s.segment_id for s in found] == [f"{DOC}:4"]
-    params = route.calls.last.request.url.params
-    assert params["tsv"] == "fts(simple).2024 | budget"  # stop words left out
-    assert params["workspace_id"] == f"eq.{WS}" and params["limit"] == "10"
+    body = json.loads(route.calls.last.request.content)
+    assert body == {"p_workspace": WS, "p_terms": ["2024", "budget"], "p_limit": 10}
 
 
 def test_broadcast_server_errors_are_transient(store) -> None:
-    from worker.providers import TransientError
+    from worker.errors import TransientError
 
     supabase, mock = store
     mock.patch(f"{URL}/rest/v1/documents").mock(return_value=httpx.Response(200, json=[document_row()]))
@@ -163,7 +162,7 @@ def test_broadcast_server_errors_are_transient(store) -> None:
 
 
 def test_missing_settings_say_what_is_needed() -> None:
-    from worker.providers import PermanentError
+    from worker.errors import PermanentError
 
     with pytest.raises(PermanentError, match="SUPABASE_URL and SUPABASE_SERVICE_ROLE_KEY"):
         SupabaseStore(Settings(segcite_store="supabase"))

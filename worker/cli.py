@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import click
 
-from worker.embedded import EmbeddedServiceError, Services, resolve_services, stop_postgres, stop_redis
+from worker.embedded import EmbeddedServiceError, Services, resolve_services
+from worker.processes import child_env, ensure_up, running_pid, stop_all, worker_argv, worker_pidfile
 from worker.settings import Settings, SettingsError, load_settings
 
 
@@ -48,11 +45,6 @@ def _settings() -> Settings:
 
 def _services(settings: Settings) -> Services:
     return resolve_services(settings, start=True)
-
-
-def _child_env(services: Services) -> dict[str, str]:
-    """Environment for a child process: the resolved services become explicit URLs."""
-    return {**os.environ, "REDIS_URL": services.redis_url, "DATABASE_URL": services.database_url}
 
 
 @click.group(cls=SegciteGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -172,18 +164,6 @@ def db_migrate() -> None:
     click.echo(f"applied {len(applied)} migration(s)" + (f": {', '.join(applied)}" if applied else ""))
 
 
-def worker_argv(
-    queues: str = "ingest,query", concurrency: int | None = None, loglevel: str = "INFO", name: str | None = None
-) -> list[str]:
-    """The command line of a Celery worker on the segcite app (task events on, for Flower)."""
-    argv = [sys.executable, "-m", "celery", "-A", "worker.app", "worker", "-Q", queues, "-E", "-l", loglevel]
-    if concurrency:
-        argv += ["-c", str(concurrency)]
-    if name:
-        argv += ["-n", name]
-    return argv
-
-
 @main.command()
 @click.option("-Q", "--queues", default="ingest,query", show_default=True, help="Queues to consume.")
 @click.option("-c", "--concurrency", type=click.IntRange(1, 64), default=None, help="Worker processes.")
@@ -195,116 +175,52 @@ def worker(queues: str, concurrency: int | None, loglevel: str) -> None:
     settings = _settings()
     services = _services(settings)
     apply_migrations(services.database_url)
-    os.execve(sys.executable, worker_argv(queues, concurrency, loglevel), _child_env(services))
-
-
-def _flower_argv(settings: Settings, port: int) -> list[str]:
-    argv = [sys.executable, "-m", "celery", "-A", "worker.app", "flower", f"--port={port}"]
-    if settings.flower_basic_auth:
-        argv.append(f"--basic-auth={settings.flower_basic_auth.get_secret_value()}")
-    return argv
+    os.execve(sys.executable, worker_argv(queues, concurrency, loglevel), child_env(services))
 
 
 @main.command()
 @click.option("--port", type=click.IntRange(1, 65535), default=None, help="Default: FLOWER_PORT.")
-def flower(port: int | None) -> None:
-    """Run Flower, Celery's monitor (basic auth from FLOWER_BASIC_AUTH)."""
+@click.option("--no-auth", is_flag=True, help="Start without FLOWER_BASIC_AUTH; Flower then listens on 127.0.0.1 only.")
+def flower(port: int | None, no_auth: bool) -> None:
+    """Run Flower, Celery's monitor: basic auth from FLOWER_BASIC_AUTH, on 127.0.0.1 unless FLOWER_ADDRESS."""
+    from worker.flower import plan_flower
+
     settings = _settings()
-    if not settings.flower_basic_auth:
-        click.echo("warning: FLOWER_BASIC_AUTH is not set; Flower is open to anyone who can reach it", err=True)
-    services = _services(settings)
-    argv = _flower_argv(settings, port or settings.flower_port)
-    os.execve(sys.executable, argv, _child_env(services))
-
-
-def _worker_pidfile(settings: Settings) -> Path:
-    return settings.home / "worker.pid"
-
-
-def _running_pid(pidfile: Path) -> int | None:
-    try:
-        pid = int(pidfile.read_text().strip())
-        with contextlib.suppress(ChildProcessError):  # reap it if it is our own child (`demo`), or it stays a zombie
-            os.waitpid(pid, os.WNOHANG)
-        os.kill(pid, 0)
-    except (FileNotFoundError, ValueError, ProcessLookupError, PermissionError):
-        return None
-    return pid
-
-
-def _ensure_up(settings: Settings) -> tuple[Services, bool]:
-    """Services (embedded ones started), migrations applied, and, on the embedded broker, a background
-    worker. Returns whether a worker was started now."""
-    from worker.migrate import apply_migrations
-
-    services = _services(settings)
-    apply_migrations(services.database_url)
-    if settings.redis_url:
-        return services, False  # a configured broker has its own workers (docker compose, `segcite worker`)
-    pidfile = _worker_pidfile(settings)
-    if _running_pid(pidfile) is not None:
-        return services, False
-    log = (settings.home / "worker.log").open("ab")
-    proc = subprocess.Popen(
-        worker_argv("ingest,query", None, "INFO"),
-        env=_child_env(services),
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        stdin=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    pidfile.write_text(str(proc.pid))
-    return services, True
+    plan = plan_flower(settings, port, no_auth)
+    if plan.warning:
+        click.echo(f"warning: {plan.warning}", err=True)
+    os.execve(sys.executable, plan.argv(), plan.environment(child_env(_services(settings))))
 
 
 @main.command()
 def up() -> None:
     """Start the embedded services and a worker in the background."""
     settings = _settings()
-    services, _ = _ensure_up(settings)
-    pid = _running_pid(_worker_pidfile(settings))
+    services, _ = ensure_up(settings)
+    pid = running_pid(worker_pidfile(settings))
     click.echo(f"redis:    {services.redis_url}")
     click.echo(f"postgres: {services.database_url}")
     click.echo("worker:   " + (f"pid {pid}, log {settings.home / 'worker.log'}" if pid else "not managed here"))
 
 
-def _stop_all(settings: Settings) -> list[str]:
-    said = []
-    pidfile = _worker_pidfile(settings)
-    pid = _running_pid(pidfile)
-    if pid is not None:
-        os.killpg(pid, signal.SIGTERM)  # warm shutdown: running tasks finish or are requeued (acks_late)
-        deadline = time.monotonic() + 60
-        while _running_pid(pidfile) is not None and time.monotonic() < deadline:
-            time.sleep(0.2)
-        if _running_pid(pidfile) is not None:
-            os.killpg(pid, signal.SIGKILL)
-        said.append(f"worker stopped (pid {pid})")
-    pidfile.unlink(missing_ok=True)
-    home = settings.home
-    said.append("redis stopped" if stop_redis(home) else "redis was not running")
-    said.append("postgres stopped" if stop_postgres(home) else "postgres was not running")
-    return said
-
-
 @main.command()
 def down() -> None:
     """Stop the background worker and the embedded services."""
-    for line in _stop_all(_settings()):
+    for line in stop_all(_settings()):
         click.echo(line)
 
 
 def _runtime_for_client(settings: Settings, services: Services):
     from worker.objects import make_object_store
-    from worker.store import PostgresStore
+    from worker.stores import make_store
 
-    return PostgresStore(services.database_url, max_size=2), make_object_store(settings)
+    return make_store(settings, services.database_url, max_size=2), make_object_store(settings)
 
 
 def _ingest_paths(
     settings: Settings, services: Services, paths: list[Path], workspace: str, timeout: float, fixed_ids: bool = False
 ) -> bool:
-    from worker.client import DOCUMENT_DONE, upload, wait_for, workspace_id
+    from worker.app_actions import DOCUMENT_DONE, upload, wait_for, workspace_id
 
     store, objects = _runtime_for_client(settings, services)
     ws = workspace_id(workspace)
@@ -341,7 +257,7 @@ def _ingest_paths(
 def ingest(files: tuple[Path, ...], workspace: str, timeout: float) -> None:
     """Upload Document AI JSON files (a folder = one document's shards) and wait until they are ingested."""
     settings = _settings()
-    services, _ = _ensure_up(settings)
+    services, _ = ensure_up(settings)
     if not _ingest_paths(settings, services, list(files), workspace, timeout):
         sys.exit(1)
 
@@ -369,7 +285,7 @@ def _print_answer(store, message, as_json: bool) -> None:
 
 
 def _ask(settings: Settings, services: Services, question: str, workspace: str, as_json: bool, timeout: float) -> bool:
-    from worker.client import MESSAGE_DONE, ask, wait_for, workspace_id
+    from worker.app_actions import MESSAGE_DONE, ask, wait_for, workspace_id
 
     store, _ = _runtime_for_client(settings, services)
     pending = ask(store, workspace_id(workspace), question)
@@ -395,7 +311,7 @@ def ask_command(question: str, workspace: str, as_json: bool, timeout: float) ->
     if not question.strip():
         raise UserError("the question is empty")
     settings = _settings()
-    services, _ = _ensure_up(settings)
+    services, _ = ensure_up(settings)
     if not _ask(settings, services, question, workspace, as_json, timeout):
         sys.exit(1)
 
@@ -409,9 +325,9 @@ DEMO_QUESTION = "How much electricity did the solar farm generate in 2025?"
 def demo(keep: bool) -> None:
     """Embedded services + worker, ingest a sample report, ask one question, print the cited answer."""
     settings = _settings()
-    already_up = _running_pid(_worker_pidfile(settings)) is not None
+    already_up = running_pid(worker_pidfile(settings)) is not None
     click.echo("starting the embedded Redis, PostgreSQL and a worker…", err=True)
-    services, _ = _ensure_up(settings)
+    services, _ = ensure_up(settings)
     try:
         click.echo(f"ingesting {DEMO_DOCUMENT.name}…", err=True)
         if not _ingest_paths(settings, services, [DEMO_DOCUMENT], "demo", 600, fixed_ids=True):
@@ -421,7 +337,7 @@ def demo(keep: bool) -> None:
             sys.exit(1)
     finally:
         if not keep and not already_up and not settings.redis_url:
-            for line in _stop_all(settings):
+            for line in stop_all(settings):
                 click.echo(line, err=True)
 
 

@@ -8,12 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol
 
-from worker.providers import PermanentError, TransientError
+from worker.errors import MissingObject, PermanentError, TransientError
 from worker.settings import Settings
-
-
-class MissingObject(PermanentError):
-    pass
 
 
 class ObjectStore(Protocol):

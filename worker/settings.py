@@ -66,6 +66,7 @@ class Settings(BaseSettings):
     segcite_lock_ttl: int = Field(20, ge=3, le=3600)
 
     flower_basic_auth: SecretStr | None = None
+    flower_address: str | None = None  # None: 127.0.0.1 (worker/flower.py)
     flower_port: int = Field(5555, ge=1, le=65535)
 
     @field_validator("redis_url")

@@ -8,43 +8,51 @@ sent after the row is written, so a client that refetches on an event always see
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
 import orjson
+from postgrest.exceptions import APIError
 
-from ingest import Segment
-from query.match import SegmentSource, content_words
-from worker.providers import PermanentError, TransientError
+from ingest import Segment, parse_segment_id
+from worker.errors import PermanentError, TransientError
 from worker.settings import Settings
-from worker.store import (
-    _DOCUMENT_FIELDS,
-    _MESSAGE_FIELDS,
+from worker.stores.rows import (
+    DOCUMENT_COLUMNS,
     DOCUMENT_EVENT,
+    DOCUMENT_FIELDS,
+    DOCUMENT_UNFINISHED,
     MAX_EVENT_BYTES,
     MESSAGE_EVENT,
+    MESSAGE_FIELDS,
+    MESSAGE_UNFINISHED,
+    SEGMENT_COLUMNS,
     DocumentRow,
     MessageRow,
-    _document,
-    _segment,
-    _split_id,
+    MessageStatus,
+    Role,
     check_fields,
+    segment_from_row,
+    segment_to_row,
 )
 
-_DOCUMENT_SELECT = "id,workspace_id,filename,status,docai_raw_r2_key,page_count,segment_count,error,progress,updated_at"
+_DOCUMENT_SELECT = ",".join(DOCUMENT_COLUMNS)
 _MESSAGE_SELECT = (
     "id,conversation_id,role,reply_to,content,status,metadata,error,created_at,updated_at,conversations(workspace_id)"
 )
-_SEGMENT_SELECT = "document_id,segment_index,workspace_id,page_idx,kind,text,char_start,char_end,bbox"
+_SEGMENT_SELECT = ",".join(SEGMENT_COLUMNS)
 _INSERT_BATCH = 500
+# PostgREST's own connection errors (PGRST000-003), and PostgreSQL's classes for a database that is unreachable,
+# shutting down or out of resources: worth retrying. Any other refusal will not change on a retry.
+_TRANSIENT_CODES = ("PGRST000", "PGRST001", "PGRST002", "PGRST003", "08", "53", "57P")
 
 
 def _message(row: dict[str, Any]) -> MessageRow:
-    conversation = row.pop("conversations", None) or {}
-    return MessageRow(
-        **{**row, "workspace_id": str(conversation.get("workspace_id", "")), "metadata": row.get("metadata") or {}}
-    )
+    conversation = row.get("conversations") or {}
+    return MessageRow.from_row(row, conversation.get("workspace_id", ""))
 
 
 class SupabaseStore:
@@ -63,6 +71,19 @@ class SupabaseStore:
 
     def _table(self, name: str):
         return self.client.table(name)
+
+    @staticmethod
+    def _data(request: Any) -> list[dict[str, Any]]:
+        """Run one PostgREST request; its library's errors become ours (design §7: transient or permanent)."""
+        try:
+            return request.execute().data or []
+        except httpx.HTTPError as exc:  # connection refused, timeouts
+            raise TransientError(f"Supabase unreachable: {exc}") from exc
+        except APIError as exc:
+            code = str(exc.code or "")
+            if code.startswith(_TRANSIENT_CODES):
+                raise TransientError(f"Supabase is unavailable ({code}): {exc.message}") from exc
+            raise PermanentError(f"Supabase refused the request ({code}): {exc.message}") from exc
 
     def _broadcast(self, topic: str, event: str, payload: dict[str, Any], small: dict[str, Any]) -> None:
         chosen = payload if len(orjson.dumps(payload)) <= MAX_EVENT_BYTES else small
@@ -85,104 +106,88 @@ class SupabaseStore:
     def create_document(
         self, workspace_id: str, filename: str, key: str, document_id: str | None = None
     ) -> DocumentRow:
-        row = {"workspace_id": workspace_id, "filename": filename, "docai_raw_r2_key": key}
-        if document_id:
-            row["id"] = document_id
-        return _document(self._table("documents").insert(row).execute().data[0])
+        row = {
+            "id": document_id or str(uuid.uuid4()),
+            "workspace_id": workspace_id,
+            "filename": filename,
+            "docai_raw_r2_key": key,
+        }
+        return DocumentRow.from_row(self._data(self._table("documents").insert(row))[0])
 
     def get_document(self, document_id: str) -> DocumentRow | None:
-        rows = self._table("documents").select(_DOCUMENT_SELECT).eq("id", document_id).limit(1).execute().data
-        return _document(rows[0]) if rows else None
+        rows = self._data(self._table("documents").select(_DOCUMENT_SELECT).eq("id", document_id).limit(1))
+        return DocumentRow.from_row(rows[0]) if rows else None
 
     def update_document(self, document_id: str, **fields: Any) -> DocumentRow:
-        check_fields(fields, _DOCUMENT_FIELDS, "document")
-        rows = self._table("documents").update(fields).eq("id", document_id).execute().data
+        check_fields(fields, DOCUMENT_FIELDS, "document")
+        rows = self._data(self._table("documents").update(fields).eq("id", document_id))
         if not rows:
             raise LookupError(f"document {document_id} does not exist")
-        document = _document(rows[0])
+        document = DocumentRow.from_row(rows[0])
         self._broadcast(document.topic, DOCUMENT_EVENT, document.event(), document.brief())
         return document
 
     def replace_segments(self, document: DocumentRow, segments: Sequence[Segment]) -> None:
-        self._table("document_segments").delete().eq("document_id", document.id).execute()
-        rows = [
-            {
-                **{k: v for k, v in s.to_dict().items() if k != "segment_id"},
-                "document_id": document.id,
-                "workspace_id": document.workspace_id,
-            }
-            for s in segments
-        ]
+        self._data(self._table("document_segments").delete().eq("document_id", document.id))
+        rows = [segment_to_row(s, document.workspace_id) for s in segments]
         for start in range(0, len(rows), _INSERT_BATCH):
-            self._table("document_segments").insert(rows[start : start + _INSERT_BATCH]).execute()
+            self._data(self._table("document_segments").insert(rows[start : start + _INSERT_BATCH]))
 
     def delete_segments(self, document_id: str) -> None:
-        self._table("document_segments").delete().eq("document_id", document_id).execute()
+        self._data(self._table("document_segments").delete().eq("document_id", document_id))
 
     def segments_by_ids(self, workspace_id: str, segment_ids: Iterable[str]) -> dict[str, Segment]:
-        wanted = {p for p in (_split_id(i) for i in segment_ids) if p}
+        wanted = {p for p in map(parse_segment_id, segment_ids) if p}
         if not wanted:
             return {}
-        rows = (
+        rows = self._data(
             self._table("document_segments")
             .select(_SEGMENT_SELECT)
             .eq("workspace_id", workspace_id)
             .in_("document_id", sorted({d for d, _ in wanted}))
             .in_("segment_index", sorted({i for _, i in wanted}))
-            .execute()
-            .data
         )
-        found = (_segment(r) for r in rows)
+        found = (segment_from_row(r) for r in rows)
         return {s.segment_id: s for s in found if (s.document_id, s.segment_index) in wanted}
 
-    def search_segments(self, workspace_id: str, text: str, limit: int) -> list[Segment]:
-        """Full-text candidates (PostgREST cannot order by rank: rapidfuzz reranks them anyway)."""
-        terms = sorted(content_words(text))[:64]
+    def search_segments(self, workspace_id: str, terms: Sequence[str], limit: int) -> list[Segment]:
+        """Full-text hits for any of `terms`, best ranked first: the same SQL function as the `postgres` store
+        (migrations/005_segment_search.sql), called through PostgREST's RPC."""
         if not terms:
             return []
-        rows = (
-            self._table("document_segments")
-            .select(_SEGMENT_SELECT)
-            .eq("workspace_id", workspace_id)
-            .filter("tsv", "fts(simple)", " | ".join(terms))
-            .limit(limit)
-            .execute()
-            .data
-        )
-        return [_segment(r) for r in rows]
-
-    def segment_source(self, workspace_id: str) -> SegmentSource:
-        from worker.store import PostgresSegmentSource
-
-        return PostgresSegmentSource(self, workspace_id)  # same two calls, over PostgREST
+        params = {"p_workspace": workspace_id, "p_terms": list(terms), "p_limit": limit}
+        rows = self._data(self.client.rpc("segcite_search_segments", params))
+        return [segment_from_row(r) for r in rows]
 
     # conversations and messages -------------------------------------------------------------------------
 
     def create_conversation(self, workspace_id: str) -> str:
-        return str(self._table("conversations").insert({"workspace_id": workspace_id}).execute().data[0]["id"])
+        return str(self._data(self._table("conversations").insert({"workspace_id": workspace_id}))[0]["id"])
 
-    def create_message(self, conversation_id: str, role: str, content: str, reply_to: str | None = None) -> MessageRow:
+    def create_message(self, conversation_id: str, role: Role, content: str, reply_to: str | None = None) -> MessageRow:
+        status = MessageStatus.PENDING if role == Role.ASSISTANT else MessageStatus.DONE
         row = {
             "conversation_id": conversation_id,
-            "role": role,
+            "role": str(role),
             "content": content,
             "reply_to": reply_to,
-            "status": "pending" if role == "assistant" else "done",
+            "status": str(status),
         }
-        created = self._table("messages").insert(row).execute().data[0]
+        created = self._data(self._table("messages").insert(row))[0]
         message = self.get_message(str(created["id"]))
-        assert message is not None
+        if message is None:
+            raise LookupError(f"message {created['id']} vanished right after it was created")
         return message
 
     def get_message(self, message_id: str) -> MessageRow | None:
-        rows = self._table("messages").select(_MESSAGE_SELECT).eq("id", message_id).limit(1).execute().data
+        rows = self._data(self._table("messages").select(_MESSAGE_SELECT).eq("id", message_id).limit(1))
         return _message(rows[0]) if rows else None
 
     def history(self, message: MessageRow, limit: int) -> list[dict[str, str]]:
         anchor = self.get_message(message.reply_to) if message.reply_to else message
         if anchor is None:
             return []
-        rows = (
+        rows = self._data(
             self._table("messages")
             .select("role,content")
             .eq("conversation_id", message.conversation_id)
@@ -190,17 +195,36 @@ class SupabaseStore:
             .lt("created_at", str(anchor.created_at))
             .order("created_at", desc=True)
             .limit(limit)
-            .execute()
-            .data
         )
         return [{"role": r["role"], "content": r["content"]} for r in reversed(rows)]
 
     def update_message(self, message_id: str, **fields: Any) -> MessageRow:
-        check_fields(fields, _MESSAGE_FIELDS, "message")
-        rows = self._table("messages").update(fields).eq("id", message_id).execute().data
+        check_fields(fields, MESSAGE_FIELDS, "message")
+        rows = self._data(self._table("messages").update(fields).eq("id", message_id))
         if not rows:
             raise LookupError(f"message {message_id} does not exist")
         message = self.get_message(message_id)
-        assert message is not None
+        if message is None:
+            raise LookupError(f"message {message_id} does not exist")
         self._broadcast(message.topic, MESSAGE_EVENT, message.event(), message.brief())
         return message
+
+    def stale(self, older_than_seconds: int) -> tuple[list[str], list[str]]:
+        """As the `postgres` store's: unfinished work whose row has not moved for longer than a task may run."""
+        cutoff = (datetime.now(UTC) - timedelta(seconds=older_than_seconds)).isoformat()
+        documents = self._data(
+            self._table("documents")
+            .select("id")
+            .in_("status", [str(s) for s in DOCUMENT_UNFINISHED])
+            .lt("updated_at", cutoff)
+            .order("updated_at")
+        )
+        messages = self._data(
+            self._table("messages")
+            .select("id")
+            .eq("role", "assistant")
+            .in_("status", [str(s) for s in MESSAGE_UNFINISHED])
+            .lt("updated_at", cutoff)
+            .order("updated_at")
+        )
+        return [str(r["id"]) for r in documents], [str(r["id"]) for r in messages]

@@ -1,4 +1,5 @@
-"""What the app does around segcite, for the CLI: write rows and objects, enqueue, wait for the outcome."""
+"""What the app does around segcite, played by the CLI: store an upload and enqueue its ingest, write a
+question and enqueue its answer, and wait for the outcome (design §7, "For the app" in the README)."""
 
 from __future__ import annotations
 
@@ -11,11 +12,12 @@ from typing import TypeVar
 
 from worker import events
 from worker.objects import ObjectStore
-from worker.store import DocumentRow, MessageRow, Store
+from worker.stores import Store
+from worker.stores.rows import DOCUMENT_FINISHED, MESSAGE_FINISHED, DocumentRow, DocumentStatus, MessageRow, Role
 
 _WORKSPACE_NAMESPACE = uuid.UUID("3f6c1d2e-5a4b-4c3d-9e8f-7a6b5c4d3e2f")
-DOCUMENT_DONE = ("ingested", "failed", "deleted")
-MESSAGE_DONE = ("done", "failed")
+DOCUMENT_DONE = DOCUMENT_FINISHED
+MESSAGE_DONE = MESSAGE_FINISHED
 
 
 class WaitTimeout(RuntimeError):
@@ -54,15 +56,17 @@ def upload(store: Store, objects: ObjectStore, workspace: str, path: Path, docum
     if existing is None:
         document = store.create_document(workspace, path.name, key, document_id)
     else:
-        document = store.update_document(document_id, status="uploaded", progress=0.0, error=None, docai_raw_r2_key=key)
+        document = store.update_document(
+            document_id, status=DocumentStatus.UPLOADED, progress=0.0, error=None, docai_raw_r2_key=key
+        )
     events.document_uploaded(document.id)
     return Upload(document, path.name)
 
 
 def ask(store: Store, workspace: str, question: str, conversation_id: str | None = None) -> MessageRow:
     conversation = conversation_id or store.create_conversation(workspace)
-    user = store.create_message(conversation, "user", question)
-    assistant = store.create_message(conversation, "assistant", "", reply_to=user.id)
+    user = store.create_message(conversation, Role.USER, question)
+    assistant = store.create_message(conversation, Role.ASSISTANT, "", reply_to=user.id)
     events.message_created(assistant.id)
     return assistant
 
