@@ -9,20 +9,12 @@ import re
 from dataclasses import dataclass
 
 from query.markers import split_sentences
+from query.terms import STOPWORDS
 
 _WORD = re.compile(r"\w+")
 # A number standing alone ("1889", "12,50", "4.500,00"), not digits inside a word ("f0r" from OCR, "A4").
 _NUMBER = re.compile(r"(?<!\w)\d+(?:[.,]\d+)*(?!\w)")
 _SEPARATOR = re.compile(r"[.,]")
-# Words too common to say anything about which segment a sentence comes from.
-STOPWORDS = frozenset(
-    "the and for was were are with from that this which these those have has had not but its his her their "
-    "our your you they them than then there here into onto over under about also been being will would can "
-    "could should may might must shall all any each some such only very more most other what when where who "
-    "whom how why much many did does les des une est pour dans par sur avec que qui aux ces son ses der "
-    "die das und ist mit "
-    "von den dem".split()
-)
 # Words that turn a statement into its opposite. `no` before a number is "number" ("Invoice No. 12").
 NEGATIONS = frozenset(
     "not no never without none nor neither nobody nothing cannot pas jamais aucun aucune sans nicht kein keine "

@@ -71,6 +71,9 @@ def parse_answer(raw: str | None, *, max_marker: int | None = None) -> ParsedAns
         position = end
     prose.append(text[position:])
     extra = "\n\n".join(p.strip() for p in prose if p.strip())
+    if not sections and extra:  # `I do not know. {"sections": []}`: the prose is all the answer there is
+        section = _section(extra, [], max_marker)
+        return ParsedAnswer([section] if section else [], None)
     return ParsedAnswer(sections, neutralize_seg_tags(extra) if extra else None)
 
 

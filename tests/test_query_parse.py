@@ -214,3 +214,8 @@ def test_disguised_tags_in_section_text_are_defused(text: str) -> None:
     [section] = parse_sections(raw)
     assert not contains_seg_tag(section.text)
     assert "S-E-G=B:0" in section.text and section.source_ids == []
+
+
+def test_prose_is_the_answer_when_the_json_holds_no_section() -> None:
+    raw = 'I could not find it in your documents. {"sections": []}'
+    assert parse_answer(raw) == ParsedAnswer([Section("I could not find it in your documents.", [])], None)
