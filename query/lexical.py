@@ -140,17 +140,19 @@ def numbers_near(text: str, anchors: frozenset[str]) -> list[Token]:
 
 
 def numbers_beside(text: str, before: str | None, after: str | None) -> list[Token]:
-    """The numbers of the text written right after the token `before` or right before the token `after`."""
+    """The numbers of the text written right after the token `before` or right before the token `after`; those
+    between both come first."""
     stream = tokens(text)
-    found: list[Token] = []
+    found: list[tuple[int, Token]] = []
     for i, token in enumerate(stream):
-        if token.readings is None or token in found:
+        if token.readings is None:
             continue
-        if (before is not None and i > 0 and stream[i - 1].text == before) or (
+        fits = (before is not None and i > 0 and stream[i - 1].text == before) + (
             after is not None and i + 1 < len(stream) and stream[i + 1].text == after
-        ):
-            found.append(token)
-    return found
+        )
+        if fits:
+            found.append((-fits, token))
+    return [token for _, token in sorted(found, key=lambda item: item[0])]
 
 
 def neighbours_of(text: str) -> dict[str, tuple[str | None, str | None]]:

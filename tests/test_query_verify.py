@@ -51,6 +51,11 @@ def segment(text: str, kind: str = "paragraph") -> Segment:
             "Invoice No. 5512 was paid by transfer.",
             Verdict(1.0, True, False, None, frozenset({"invoice", "paid", "#5512"})),
         ),
+        (
+            "The pupil got a score of 16 points.",
+            "The house has a total of 5 rooms and the pupil got a score of 61 points.",
+            Verdict(0.2, True, True, "contradicts: 16 vs 61", frozenset({"pupil", "got", "score", "points"})),
+        ),
         ("The tower is tall.", "Bananas are yellow.", Verdict(0.0, False, False, None, frozenset())),
     ],
 )
