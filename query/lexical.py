@@ -20,6 +20,7 @@ NEGATIONS = frozenset(
     "not no never without none nor neither nobody nothing cannot pas jamais aucun aucune sans nicht kein keine "
     "keinen keiner nie ohne".split()
 )
+_NEGATION_HINTS = NEGATIONS | {"t"}  # `t` of "wasn't" (split at the apostrophe)
 _NEGATION = re.compile(
     r"\b(?:" + "|".join(sorted(NEGATIONS - {"no"})) + r")\b|\bno\b(?![.:#°º]?\s*\d)(?!\.)|n['’]t\b",
     re.IGNORECASE,
@@ -44,7 +45,11 @@ def words(text: str) -> list[str]:
 @functools.lru_cache(maxsize=8192)
 def content_words(text: str) -> frozenset[str]:
     """The words that tell texts apart. Cached: the same segment is scored for many sentences."""
-    return frozenset(w for w in words(text) if (len(w) >= 3 and w not in STOPWORDS) or w.isdigit())
+    return _content(words(text))
+
+
+def _content(text_words: list[str]) -> frozenset[str]:
+    return frozenset(w for w in set(text_words).difference(STOPWORDS) if len(w) >= 3 or w.isdigit())
 
 
 @functools.lru_cache(maxsize=8192)
@@ -53,6 +58,7 @@ def plain_words(text: str) -> frozenset[str]:
     return frozenset(w for w in content_words(text) if not w.isdigit())
 
 
+@functools.lru_cache(maxsize=8192)
 def number_readings(token: str) -> frozenset[str]:
     """The values a written number can mean: `4,500` is 4500 or 4.5, `62,86` is 62.86, `1.234,50` is 1234.5."""
     parts = _SEPARATOR.split(token)
@@ -86,12 +92,22 @@ def number_values(text: str) -> tuple[frozenset[str], ...]:
 @functools.lru_cache(maxsize=8192)
 def number_keys(text: str) -> frozenset[str]:
     """Every reading of every number of the text: a claim's number is held if its readings meet these."""
-    return frozenset(key for readings in number_values(text) for key in readings)
+    return _number_keys(text)
+
+
+def _number_keys(text: str) -> frozenset[str]:
+    return frozenset().union(*map(number_readings, _NUMBER.findall(text)))
 
 
 @functools.lru_cache(maxsize=8192)
 def negated(text: str) -> str | None:
     """The first negation word of the text ("not", "no", "never", "n't"…), or None."""
+    return _negation(text, words(text))
+
+
+def _negation(text: str, text_words: list[str]) -> str | None:
+    if _NEGATION_HINTS.isdisjoint(text_words):  # most sentences: a set test instead of the regex
+        return None
     match = _NEGATION.search(text)
     return match.group().casefold() if match else None
 
@@ -180,32 +196,40 @@ def anchors_of(text: str) -> dict[str, frozenset[str]]:
     return anchors
 
 
-@dataclass(frozen=True)
 class Passage:
-    """A segment's text cut into units (sentences, or rows of a table), each with its words and numbers."""
+    """A segment's text with its words and numbers; cut into units (sentences, or rows of a table), each with
+    its words, numbers and negation, only when asked (a segment that shares nothing with a claim never is)."""
 
-    text: str
-    units: tuple[tuple[int, int], ...]
-    unit_words: tuple[frozenset[str], ...]
-    unit_numbers: tuple[frozenset[str], ...]
-    unit_negations: tuple[str | None, ...]
-    words: frozenset[str]
-    numbers: frozenset[str]
+    def __init__(self, text: str, table: bool):
+        self.text = text
+        self.table = table
+        self.words = content_words(text)
+        self.numbers = number_keys(text)
+
+    @functools.cached_property
+    def units(self) -> tuple[tuple[int, int], ...]:
+        return tuple(text_units(self.text, self.table))
+
+    @functools.cached_property
+    def _pieces(self) -> list[tuple[str, list[str]]]:
+        return [(piece, words(piece)) for piece in (self.text[s:e] for s, e in self.units)]
+
+    @functools.cached_property
+    def unit_words(self) -> tuple[frozenset[str], ...]:
+        return tuple(_content(piece_words) for _, piece_words in self._pieces)
+
+    @functools.cached_property
+    def unit_numbers(self) -> tuple[frozenset[str], ...]:
+        return tuple(_number_keys(piece) for piece, _ in self._pieces)
+
+    @functools.cached_property
+    def unit_negations(self) -> tuple[str | None, ...]:
+        return tuple(_negation(piece, piece_words) for piece, piece_words in self._pieces)
 
 
 @functools.lru_cache(maxsize=4096)
 def passage(text: str, table: bool = False) -> Passage:
-    spans = tuple(text_units(text, table))
-    pieces = [text[s:e] for s, e in spans]
-    return Passage(
-        text,
-        spans,
-        tuple(content_words(piece) for piece in pieces),
-        tuple(number_keys(piece) for piece in pieces),
-        tuple(negated(piece) for piece in pieces),
-        content_words(text),
-        number_keys(text),
-    )
+    return Passage(text, table)
 
 
 @dataclass(frozen=True)
@@ -220,7 +244,10 @@ class Claim:
 
 @functools.lru_cache(maxsize=8192)
 def claim(text: str) -> Claim:
-    return Claim(content_words(text), plain_words(text), number_mentions(text), negated(text))
+    text_words = words(text)
+    said = _content(text_words)
+    plain = frozenset(w for w in said if not w.isdigit())
+    return Claim(said, plain, number_mentions(text), _negation(text, text_words))
 
 
 def text_units(text: str, table: bool = False) -> list[tuple[int, int]]:
