@@ -99,13 +99,8 @@ def _number_keys(text: str) -> frozenset[str]:
     return frozenset().union(*map(number_readings, _NUMBER.findall(text)))
 
 
-@functools.lru_cache(maxsize=8192)
-def negated(text: str) -> str | None:
-    """The first negation word of the text ("not", "no", "never", "n't"…), or None."""
-    return _negation(text, words(text))
-
-
 def _negation(text: str, text_words: list[str]) -> str | None:
+    """The first negation word of the text ("not", "no", "never", "n't"…), or None; `text_words` its words."""
     if _NEGATION_HINTS.isdisjoint(text_words):  # most sentences: a set test instead of the regex
         return None
     match = _NEGATION.search(text)
