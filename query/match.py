@@ -22,6 +22,7 @@ from query.lexical import content_words, number_keys, number_values, plain_words
 
 MATCH_THRESHOLD = 62.0  # on the 0..100 scale of `match_score`; calibrated by bench/bench_fallback.py
 MIN_CLAIM_WORDS = 3  # shorter sentences ("Yes.") carry too little to match on
+SCAN_LIMIT = 256  # up to this many segments, postings are made per word asked about, not for every word
 # A value as written: `62,86`, `12345678`, `2020/10/01`, `10:30`.
 _VALUE = re.compile(r"\d[\d.,/:\-]*\d|\d")
 
@@ -40,6 +41,7 @@ class SegmentIndex(Mapping[str, Segment]):
     def __init__(self, segments: Iterable[Segment]):
         self._segments = {s.segment_id: s for s in segments}
         self._postings: dict[str, list[str]] | None = None
+        self._words: dict[str, frozenset[str]] = {}
 
     def __getitem__(self, segment_id: str) -> Segment:
         return self._segments[segment_id]
@@ -60,13 +62,22 @@ class SegmentIndex(Mapping[str, Segment]):
                 postings[word].append(segment_id)
         return postings
 
-    def candidates(self, text: str, limit: int) -> list[Segment]:
+    def _with_word(self, word: str) -> list[str]:
+        """The ids of the segments holding `word`. A few segments (a question's context) are scanned for the
+        words asked about only; many get a full inverted index on first search."""
         if self._postings is None:
-            self._postings = self._build()
+            self._postings = self._build() if len(self._segments) > SCAN_LIMIT else {}
+            self._words = {i: content_words(s.text) for i, s in self._segments.items()}
+        ids = self._postings.get(word)
+        if ids is None and len(self._segments) <= SCAN_LIMIT:
+            ids = self._postings[word] = [i for i, held in self._words.items() if word in held]
+        return ids or []
+
+    def candidates(self, text: str, limit: int) -> list[Segment]:
         total = max(len(self._segments), 1)
         scores: dict[str, float] = {}
         for word in content_words(text):
-            ids = self._postings.get(word)
+            ids = self._with_word(word)
             if not ids:
                 continue
             weight = math.log(1 + total / len(ids))  # idf: rare words say more about where a text comes from
