@@ -66,8 +66,9 @@ class SegmentIndex(Mapping[str, Segment]):
         """The ids of the segments holding `word`. A few segments (a question's context) are scanned for the
         words asked about only; many get a full inverted index on first search."""
         if self._postings is None:
-            self._postings = self._build() if len(self._segments) > SCAN_LIMIT else {}
-            self._words = {i: content_words(s.text) for i, s in self._segments.items()}
+            few = len(self._segments) <= SCAN_LIMIT
+            self._postings = {} if few else self._build()
+            self._words = {i: content_words(s.text) for i, s in self._segments.items()} if few else {}
         ids = self._postings.get(word)
         if ids is None and len(self._segments) <= SCAN_LIMIT:
             ids = self._postings[word] = [i for i, held in self._words.items() if word in held]
