@@ -237,6 +237,15 @@ class Claim:
     negation: str | None
 
 
+def held(said: Claim, text: Passage) -> tuple[frozenset[str], float]:
+    """The parts of a claim a passage holds (its content words, and its numbers as `#value`), and their share of
+    the claim with numbers counting double: the lexical measure of support."""
+    found = said.plain & text.words | {f"#{min(r)}" for _, r in said.numbers if r & text.numbers}
+    weight = len(said.plain) + 2 * len(said.numbers)
+    numbers_held = len(found) - len(said.plain & text.words)
+    return found, round((len(found) + numbers_held) / weight, 3) if weight else 0.0
+
+
 @functools.lru_cache(maxsize=8192)
 def claim(text: str) -> Claim:
     text_words = words(text)

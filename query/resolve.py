@@ -16,6 +16,8 @@ from typing import Any
 
 from ingest import Segment, make_segment_id
 from query.ids import check_source_ids, parse_source_id
+from query.lexical import claim as analyse_claim
+from query.lexical import held, passage
 from query.markers import split_sentences
 from query.match import (
     Match,
@@ -133,26 +135,26 @@ class SectionResolver:
         return self._known.get(segment_id)
 
     def _id_citations(self, valid: list[Segment], sentences: list[str]) -> tuple[list[SectionCitation], list[str]]:
-        """The citations of the valid ids that support the section, and why the others are not shown."""
-        verdicts = [[self._verifier.verify(sentence, segment) for sentence in sentences] for segment in valid]
-        support = [max(v.support for v in found) for found in verdicts]
+        """The citations of the valid ids that support the section, and why the others are not shown. Each id is
+        judged on the sentence its marker goes after: the one whose words and numbers its segment holds most."""
+        anchors = [_anchor(segment, sentences) for segment in valid]
+        verdicts = [self._verifier.verify(sentences[at], s) for s, (at, _) in zip(valid, anchors, strict=True)]
         shown: set[int] = set()
         refused: dict[int, str] = {}
         covered: set[str] = set()
-        for i in sorted(range(len(valid)), key=lambda i: -support[i]):  # stable: ties keep the model's order
-            held = frozenset().union(*(v.held for v in verdicts[i]))
-            if not any(v.related for v in verdicts[i]):
+        for i in sorted(range(len(valid)), key=lambda i: -verdicts[i].support):  # stable: ties keep the model's order
+            if not verdicts[i].related:
                 refused[i] = f"{valid[i].segment_id} does not support this text"
-            elif covered and not held - covered:  # copied along: backs nothing the better ids do not
+            elif covered and not verdicts[i].held - covered:  # copied along: backs nothing the better ids do not
                 refused[i] = f"{valid[i].segment_id} adds nothing to the other sources"
             else:
                 shown.add(i)
-                covered |= held
+                covered |= verdicts[i].held
         cited = []
         for i in sorted(shown):
-            at, stands_out = _anchor(verdicts[i])
+            at, stands_out = anchors[i]
             claim = sentences[at] if stands_out else " ".join(sentences)
-            cited.append(_citation(valid[i], "source_id", SCORE_CITED, verdicts[i][at], (at,), claim))
+            cited.append(_citation(valid[i], "source_id", SCORE_CITED, verdicts[i], (at,), claim))
         return cited, [refused[i] for i in sorted(refused)]
 
     def _text_citations(self, text: str, sentences: list[str]) -> list[SectionCitation]:
@@ -208,12 +210,16 @@ def resolve_sections(
     return [resolver.resolve(section) for section in sections]
 
 
-def _anchor(verdicts: list[Verdict]) -> tuple[int, bool]:
-    """The sentence an id's marker goes after, and whether it stands out from the others."""
-    supports = [v.support for v in verdicts]
-    best = max(supports)
-    near = [i for i, s in enumerate(supports) if s >= best - STANDS_OUT]
-    return near[-1], len(near) == 1 or len(supports) == 1
+def _anchor(segment: Segment, sentences: list[str]) -> tuple[int, bool]:
+    """The sentence an id's marker goes after (the last of those the segment backs within STANDS_OUT of the best,
+    by the lexical measure of `query.lexical.held`), and whether it stands out from the others."""
+    if len(sentences) == 1:
+        return 0, True
+    text = passage(segment.text, segment.kind == "table")
+    shares = [held(analyse_claim(sentence), text)[1] for sentence in sentences]
+    best = max(shares)
+    near = [i for i, share in enumerate(shares) if share >= best - STANDS_OUT]
+    return near[-1], len(near) == 1
 
 
 def _citation(

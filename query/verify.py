@@ -20,6 +20,7 @@ from query.lexical import (
     Claim,
     Passage,
     anchors_of,
+    held,
     neighbours_of,
     numbers_beside,
     numbers_near,
@@ -54,20 +55,18 @@ class LexicalVerifier:
     def verify(self, claim: str, segment: Segment) -> Verdict:
         said = analyse_claim(claim)
         text = passage(segment.text, segment.kind == "table")
-        missing = [(written, readings) for written, readings in said.numbers if not readings & text.numbers]
-        held = said.plain & text.words | {f"#{min(r)}" for _, r in said.numbers if r & text.numbers}
-        weight = len(said.plain) + 2 * len(said.numbers)
-        support = round((len(held) + len(said.numbers) - len(missing)) / weight, 3) if weight else 0.0
-        if not held:
+        found, support = held(said, text)
+        if not found:
             return Verdict(support, False, False, None)
+        missing = [(written, readings) for written, readings in said.numbers if not readings & text.numbers]
         unit = best_unit(said.words, text)
         contradiction = _contradiction(said, text, unit) or _number_conflict(claim, said, text, unit)
         if contradiction:
-            return Verdict(min(support, CONTRADICTION_SUPPORT), True, True, f"contradicts: {contradiction}", held)
+            return Verdict(min(support, CONTRADICTION_SUPPORT), True, True, f"contradicts: {contradiction}", found)
         if missing:
             warning = f"numbers not found: {', '.join(w for w, _ in missing)}"
-            return Verdict(support, True, False, warning, held)
-        return Verdict(support, True, False, None, held)
+            return Verdict(support, True, False, warning, found)
+        return Verdict(support, True, False, None, found)
 
 
 def _contradiction(said: Claim, text: Passage, unit: int | None) -> str | None:
