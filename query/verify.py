@@ -1,8 +1,10 @@
 """Support scoring: does a segment back a claim? The one step the id path and the text-match fallback share.
 
-`resolve_sections` asks a `Verifier` for a `Verdict` on each (claim, segment) pair it considers:
-- an id whose segment is not `related` to its claim is not shown (design §5.5: "does not support this text");
-- a text-match candidate that `contradicts` its sentence is never `matched`;
+`resolve_sections` asks a `Verifier` for a `Verdict` on each (claim, segment) pair it considers: an id's segment
+against the sentence of its section its marker goes after, a text-match candidate against its sentence.
+- an id whose segment is not `related` to its claim is not shown (design §5.5: "does not support this text"),
+  nor one whose `held` parts the section's better ids already back ("adds nothing to the other sources");
+- a text-match candidate that is not `related` or `contradicts` its sentence is never `matched`;
 - every citation carries the verdict's `support` and `warning`.
 
 `LexicalVerifier` is the default: deterministic, fast, offline. It reads negation and numbers, which a bag of
