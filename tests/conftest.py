@@ -8,6 +8,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -18,6 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+import orjson
 import psycopg
 import pytest
 from supabase_like import make_supabase_like
@@ -183,3 +185,25 @@ def http_get(url: str, auth: str | None = None) -> tuple[int, bytes]:
         return exc.code, exc.read()
     except OSError:
         return 0, b""
+
+
+class Listener:
+    """LISTEN on a topic in a thread; collects the JSON notifications."""
+
+    def __init__(self, database_url: str, topic: str):
+        self.events: list[dict] = []
+        self.conn = psycopg.connect(database_url, autocommit=True)
+        self.conn.execute(f'listen "{topic}"')
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while not self.stop.is_set():
+            for note in self.conn.notifies(timeout=0.2):
+                self.events.append(orjson.loads(note.payload))
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join(5)
+        self.conn.close()

@@ -122,13 +122,16 @@ def test_openai_answerer_sends_the_prompt_in_json_mode(fake_openai: FakeOpenAI) 
 
     fake_openai.replies.append((200, FakeOpenAI.completion('{"sections": [{"text": "Hi.", "source_ids": ["d:0"]}]}')))
     context = [Segment("d", 0, 2, "paragraph", "Paris is the capital.", None, None, None)]
-    raw = OpenAIAnswerer(openai_settings(fake_openai)).answer(
-        "What is the capital?", context, [{"role": "user", "content": "earlier question"}]
+    raw = "".join(
+        OpenAIAnswerer(openai_settings(fake_openai)).stream(
+            "What is the capital?", context, [{"role": "user", "content": "earlier question"}]
+        )
     )
     assert orjson.loads(raw)["sections"][0]["source_ids"] == ["d:0"]
     [(path, body)] = fake_openai.requests
     assert path == "/v1/chat/completions"
     assert body["model"] == "test-model" and body["temperature"] == 0
+    assert body["stream"] is True and body["max_tokens"] == 1024  # streamed, and capped (design §6)
     assert body["response_format"] == {"type": "json_object"}
     assert [m["role"] for m in body["messages"]] == ["system", "user", "user"]
     assert body["messages"][1]["content"] == "earlier question"
@@ -138,7 +141,7 @@ def test_openai_answerer_sends_the_prompt_in_json_mode(fake_openai: FakeOpenAI) 
 def test_openai_answerer_falls_back_when_json_mode_is_unsupported(fake_openai: FakeOpenAI) -> None:
     fake_openai.replies.append((400, {"error": {"message": "response_format is not supported", "type": "x"}}))
     fake_openai.replies.append((200, FakeOpenAI.completion("plain text answer")))
-    assert OpenAIAnswerer(openai_settings(fake_openai)).answer("q", [], []) == "plain text answer"
+    assert "".join(OpenAIAnswerer(openai_settings(fake_openai)).stream("q", [], [])) == "plain text answer"
     assert "response_format" in fake_openai.requests[0][1]
     assert "response_format" not in fake_openai.requests[1][1]
 
@@ -148,16 +151,15 @@ def test_openai_answerer_falls_back_when_json_mode_is_unsupported(fake_openai: F
     [
         (FakeOpenAI.HANG_UP, "LLM unavailable (APIConnectionError)"),
         ((500, {"error": {"message": "boom", "type": "server"}}), "LLM unavailable (InternalServerError)"),
-        ((200, FakeOpenAI.completion("  ")), "the LLM returned an empty answer"),
     ],
 )
 def test_errors_of_the_retry_without_json_mode_are_classified(fake_openai: FakeOpenAI, second, error: str) -> None:
     """The retry without JSON mode goes through the same checks as the first request: a dropped connection is
-    transient (not an internal error), and an empty answer is not delivered."""
+    transient, not an internal error. (An empty answer after it: tests/test_llm_worker.py.)"""
     fake_openai.replies.append((400, {"error": {"message": "response_format is not supported", "type": "x"}}))
-    fake_openai.replies.extend([second] * 2)  # the SDK's own retry sees the same
+    fake_openai.replies.append(second)
     with pytest.raises(TransientError) as raised:
-        OpenAIAnswerer(openai_settings(fake_openai)).answer("q", [], [])
+        "".join(OpenAIAnswerer(openai_settings(fake_openai)).stream("q", [], []))
     assert str(raised.value).startswith(error)
     assert "response_format" in fake_openai.requests[0][1]
     assert all("response_format" not in body for _, body in fake_openai.requests[1:])
@@ -170,14 +172,14 @@ def test_errors_of_the_retry_without_json_mode_are_classified(fake_openai: FakeO
 def test_openai_errors_are_classified(fake_openai: FakeOpenAI, status: int, error: type) -> None:
     fake_openai.replies.extend([(status, {"error": {"message": "nope", "type": "x"}})] * 3)
     with pytest.raises(error):
-        OpenAIAnswerer(openai_settings(fake_openai)).answer("q", [], [])
+        "".join(OpenAIAnswerer(openai_settings(fake_openai)).stream("q", [], []))
 
 
 def test_openai_timeout_is_transient(fake_openai: FakeOpenAI) -> None:
     settings = openai_settings(fake_openai)
     settings.openai_base_url = f"http://127.0.0.1:{free_port()}/v1"  # nothing listens there
     with pytest.raises(TransientError, match="LLM unavailable"):
-        OpenAIAnswerer(settings).answer("q", [], [])
+        "".join(OpenAIAnswerer(settings).stream("q", [], []))
 
 
 def test_openai_embedder(fake_openai: FakeOpenAI) -> None:

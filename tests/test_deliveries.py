@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import redis
 
 from worker.embedded import redis_client_url
-from worker.redis_state import AnswerCache, DeliveryCounter
+from worker.redis_state import AnswerCache, DeliveryCounter, StreamMarks
 from worker.stores.postgres import PostgresStore
 from worker.tasks import mark_failed, settle
 
@@ -60,7 +60,7 @@ def test_a_late_outcome_publishes_an_answer_the_model_already_gave(migrated, ser
     """An answer computed before the database went away is delivered once it is back, not failed."""
     store = PostgresStore(migrated, max_size=1)
     client = redis.Redis.from_url(redis_client_url(services.redis_url))
-    rt = SimpleNamespace(store=store, answers=AnswerCache(client))
+    rt = SimpleNamespace(store=store, answers=AnswerCache(client), streams=StreamMarks(client))
     try:
         conversation = store.create_conversation(str(uuid.uuid4()))
         question = store.create_message(conversation, "user", "q?")

@@ -18,10 +18,10 @@ import psutil
 import psycopg
 import pytest
 import redis
-from conftest import WorkerProcess, service_env
+from conftest import Listener, WorkerProcess, service_env
 from conftest import wait_for as wait_until
 from docai_synth import PageSpec, build_document, shard_document
-from fakes import FakeOpenAI
+from fakes import FakeOpenAI, Streamed
 
 from worker.app import make_celery
 from worker.embedded import Services, redis_client_url, start_postgres, start_redis, stop_postgres, stop_redis
@@ -210,6 +210,37 @@ def test_worker_killed_mid_answer_ends_done_once(env: FaultEnv, fake_llm: FakeOp
         env.stop_workers()
 
 
+def test_worker_killed_mid_stream_restarts_the_stream_and_publishes_once(env: FaultEnv, fake_llm: FakeOpenAI) -> None:
+    """Design §6: the redelivery streams again from seq 0 with `restart: true`; the answer is published once."""
+    reply = (
+        '{"sections": ['
+        + ", ".join(f'{{"text": "Part {n} of the answer.", "source_ids": []}}' for n in range(8))
+        + "]}"
+    )
+    chunks = [reply[i : i + 8] for i in range(0, len(reply), 8)]
+    fake_llm.replies.extend([(200, Streamed(chunks, gap=0.05)), (200, Streamed(chunks, gap=0.01))])
+    worker = env.worker(SEGCITE_LLM_PROVIDER="openai", OPENAI_BASE_URL=fake_llm.url, OPENAI_API_KEY="sk-x" * 4)
+    conversation = env.store.create_conversation(str(uuid.uuid4()))
+    listener = Listener(env.services.database_url, f"conversation:{conversation}")
+    try:
+        question = env.store.create_message(conversation, "user", "Anything?")
+        answer = env.store.create_message(conversation, "assistant", "", reply_to=question.id)
+        env.send("segcite.answer_message", answer.id)
+        kill_child_when(worker, lambda: sum(e["event"] == "message.delta" for e in listener.events) >= 3)
+        message = env.wait_message(answer.id)
+        wait_until(lambda: any(e["payload"].get("status") == "done" for e in listener.events), timeout=10, what="done")
+    finally:
+        listener.close()
+        env.stop_workers()
+    assert message.status == "done" and message.content.count("Part ") == 8
+    deltas = [e["payload"] for e in listener.events if e["event"] == "message.delta"]
+    killed = [d for d in deltas if not d.get("restart")]
+    again = [d for d in deltas if d.get("restart")]
+    assert len(killed) >= 3 and deltas == killed + again
+    assert [d["seq"] for d in again] == list(range(len(again))) and len(again[-1]["sections"]) == 8
+    assert [e["payload"].get("status") for e in listener.events].count("done") == 1
+
+
 def test_past_the_retry_budget_a_message_fails_instead_of_looping(env: FaultEnv, fake_llm: FakeOpenAI) -> None:
     fake_llm.status = 500  # the model's server is down for good
     env.worker(
@@ -224,7 +255,7 @@ def test_past_the_retry_budget_a_message_fails_instead_of_looping(env: FaultEnv,
         assert message.status == "failed"
         assert message.error.startswith("gave up after 3 retries: TransientError: LLM unavailable")
         calls = len(fake_llm.requests)
-        assert calls == 8  # 4 task attempts x 2 SDK attempts: bounded
+        assert calls == 4  # 4 task attempts, none of the SDK's own (design §6): bounded
         time.sleep(3)
         assert len(fake_llm.requests) == calls  # and nothing runs after it failed
     finally:

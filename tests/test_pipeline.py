@@ -3,13 +3,13 @@ worker process, real PostgreSQL; events received with LISTEN."""
 
 from __future__ import annotations
 
-import threading
 import uuid
 from pathlib import Path
 
 import orjson
 import psycopg
 import pytest
+from conftest import Listener
 from conftest import wait_for as wait_until
 from docai_synth import PageSpec, build_document
 
@@ -39,28 +39,6 @@ def store(migrated: str):
 @pytest.fixture(scope="module")
 def objects(service_home: Path) -> LocalFolderStore:
     return LocalFolderStore(service_home / "objects")  # the worker's SEGCITE_HOME/objects
-
-
-class Listener:
-    """LISTEN on a topic in a thread; collects the JSON notifications."""
-
-    def __init__(self, database_url: str, topic: str):
-        self.events: list[dict] = []
-        self.conn = psycopg.connect(database_url, autocommit=True)
-        self.conn.execute(f'listen "{topic}"')
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-
-    def _run(self) -> None:
-        while not self.stop.is_set():
-            for note in self.conn.notifies(timeout=0.2):
-                self.events.append(orjson.loads(note.payload))
-
-    def close(self) -> None:
-        self.stop.set()
-        self.thread.join(5)
-        self.conn.close()
 
 
 def write_json(tmp_path: Path, name: str, document: dict) -> Path:
@@ -126,12 +104,22 @@ def test_upload_to_cited_answer_end_to_end(celery_worker, store, objects, migrat
         assert message.metadata["stats"]["cited"] >= 1
         assert set(message.metadata["context_ids"]) == {f"{row.id}:{i}" for i in range(4)}
         wait_until(
-            lambda: any(e["payload"]["status"] == "done" for e in conversation_topic.events),
+            lambda: any(e["payload"].get("status") == "done" for e in conversation_topic.events),
             timeout=10,
             what="the done event",
         )
-        done = next(e for e in conversation_topic.events if e["payload"]["status"] == "done")
-        assert done["event"] == "message.status_updated" and done["payload"]["message_id"] == pending.id
+        events = conversation_topic.events
+        done_at = next(i for i, e in enumerate(events) if e["payload"].get("status") == "done")
+        assert events[done_at]["event"] == "message.status_updated"
+        assert events[done_at]["payload"]["message_id"] == pending.id
+        # The extractive answerer streams too (design §6): deltas, in order, then the final event.
+        deltas = [e["payload"] for e in events if e["event"] == "message.delta"]
+        assert deltas and all(events.index(e) < done_at for e in events if e["event"] == "message.delta")
+        assert [d["seq"] for d in deltas] == list(range(len(deltas)))
+        assert all(d["message_id"] == pending.id and "restart" not in d for d in deltas)
+        final_sections = message.content.split("\n\n")
+        assert [s["content"] for s in deltas[-1]["sections"]] == final_sections
+        assert deltas[-1]["sections"][0]["citations"][0]["number"] == 1
     finally:
         conversation_topic.close()
 

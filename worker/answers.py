@@ -1,20 +1,25 @@
-"""The work on messages behind the tasks: a pending assistant message -> retrieval -> the model -> a checked,
-cited answer (`query.build_answer`) -> published on the row and its realtime topic.
+"""The work on messages behind the tasks: a pending assistant message -> retrieval -> the model, streamed ->
+a checked, cited answer (`query.build_answer`) -> published on the row and its realtime topic.
 
-The answer is kept in Redis between computing and publishing it, so a failed publish is retried without
-asking the model again.
+While the model writes, `message.delta` events carry the sections completed so far, resolved by the same path
+as the final answer (design §6). The answer is kept in Redis between computing and publishing it, so a failed
+publish is retried without asking the model again.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from query import build_answer
-from worker.errors import PermanentError
+import orjson
+
+from query import build_answer, with_markers
+from worker.errors import PermanentError, TransientError
 from worker.retrieval import retrieve_context
 from worker.runtime import Runtime
 from worker.stores import WorkspaceSegments
-from worker.stores.rows import MESSAGE_FINISHED, MessageStatus, Role
+from worker.stores.rows import MESSAGE_FINISHED, MessageRow, MessageStatus, Role
+from worker.streaming import stream_reply
 
 HISTORY_MESSAGES = 8
 
@@ -37,11 +42,47 @@ def compute_answer(rt: Runtime, message_id: str) -> dict[str, Any] | None:
     history = rt.store.history(message, HISTORY_MESSAGES)
     workspace = WorkspaceSegments(rt.store, message.workspace_id)
     context = retrieve_context(rt.rag, workspace, question.content, rt.settings.segcite_top_k)
-    raw = rt.answerer.answer(question.content, context, history)
+
+    def resolve(sections: list[Any]) -> list[dict[str, Any]]:
+        return delta_sections(build_answer(_as_reply(sections), context=context, workspace=workspace))
+
+    restart = rt.streams.start(message_id)
+    send = _delta_sender(rt, message, restart)
+    raw = stream_reply(rt.answerer.stream(question.content, context, history), resolve, send)
+    if not raw.strip():
+        raise TransientError("the LLM returned an empty answer")
     payload = build_answer(raw, context=context, workspace=workspace)
     payload["metadata"]["context_ids"] = [s.segment_id for s in context]
     rt.answers.put(message_id, payload)
     return payload
+
+
+def _as_reply(sections: list[Any]) -> str:
+    return orjson.dumps({"sections": sections}).decode()
+
+
+def delta_sections(payload: dict[str, Any]) -> list[dict[str, Any]]:
+    """The sections of a payload as a `message.delta` carries them: each with its text and markers, and the
+    citations its markers stand for (numbered as in the final answer)."""
+    citations = {c["number"]: c for c in payload["metadata"]["citations"]}
+    return [
+        {
+            "content": with_markers(section["text"], section["citations"]),
+            "citation_status": section["citation_status"],
+            "citations": [citations[n] for n in section["citations"]],
+        }
+        for section in payload["metadata"]["sections"]
+    ]
+
+
+def _delta_sender(rt: Runtime, message: MessageRow, restart: bool) -> Callable[[dict[str, Any]], None]:
+    def send(delta: dict[str, Any]) -> None:
+        event = {"message_id": message.id, **delta}
+        if restart:
+            event["restart"] = True  # a worker died mid-stream: this stream starts over from seq 0
+        rt.store.publish_delta(message, event)
+
+    return send
 
 
 def publish_answer(rt: Runtime, message_id: str, payload: dict[str, Any]) -> None:
@@ -49,6 +90,7 @@ def publish_answer(rt: Runtime, message_id: str, payload: dict[str, Any]) -> Non
         message_id, status=MessageStatus.DONE, content=payload["content"], metadata=payload["metadata"], error=None
     )
     rt.answers.drop(message_id)
+    rt.streams.end(message_id)
 
 
 def answer_message(rt: Runtime, message_id: str) -> dict[str, Any]:

@@ -18,17 +18,20 @@ def _key(settings: Settings) -> str:
     return settings.openai_api_key.get_secret_value() if settings.openai_api_key else "not-needed"
 
 
-def openai_client(
-    settings: Settings, *, asynchronous: bool = False, max_retries: int = 2
-) -> openai.OpenAI | openai.AsyncOpenAI:
+def openai_client(settings: Settings, *, asynchronous: bool = False) -> openai.OpenAI | openai.AsyncOpenAI:
+    """No retries of the SDK's own (design §6): Celery's retry policy is the one retry policy, and a hidden
+    retry would have the server compute an abandoned request twice. The timeout bounds each wait for data
+    (connecting, the first token, the gap between two tokens), not a whole streamed reply."""
+    import httpx
     import openai
 
+    timeout = settings.segcite_llm_timeout
     client = openai.AsyncOpenAI if asynchronous else openai.OpenAI
     return client(
         base_url=settings.openai_base_url,
         api_key=_key(settings),
-        timeout=settings.segcite_llm_timeout,
-        max_retries=max_retries,
+        timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
+        max_retries=0,
     )
 
 

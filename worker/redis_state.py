@@ -36,6 +36,25 @@ class AnswerCache:
         self.client.delete(self.key(message_id))
 
 
+class StreamMarks:
+    """Which answers have started streaming: a redelivered answer streams again from `seq` 0, and says so
+    (`restart: true`), so a client drops what it showed of the dead worker's stream."""
+
+    def __init__(self, client: redis.Redis):
+        self.client = client
+
+    @staticmethod
+    def key(message_id: str) -> str:
+        return f"segcite:streaming:{message_id}"
+
+    def start(self, message_id: str) -> bool:
+        """Mark the stream of this answer as started; True if an earlier one had started already."""
+        return not self.client.set(self.key(message_id), 1, nx=True, ex=WEEK)
+
+    def end(self, message_id: str) -> None:
+        self.client.delete(self.key(message_id))
+
+
 class DeliveryCounter:
     """How many times work on one object started without finishing.
 

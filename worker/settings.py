@@ -50,6 +50,7 @@ class Settings(BaseSettings):
     openai_api_key: SecretStr | None = None
     segcite_llm_model: str = "gpt-4o-mini"
     segcite_llm_timeout: float = Field(60.0, gt=0)
+    segcite_llm_max_tokens: int = Field(1024, ge=16, le=32768)
     segcite_embedding_provider: Literal["hash", "openai"] = "hash"
     segcite_embedding_model: str = "text-embedding-3-small"
     segcite_embedding_dim: int = Field(1024, ge=8, le=4096)

@@ -18,6 +18,7 @@ from psycopg_pool import ConnectionPool
 
 from ingest import Segment, parse_segment_id
 from worker.stores.rows import (
+    DELTA_EVENT,
     DOCUMENT_COLUMNS,
     DOCUMENT_EVENT,
     DOCUMENT_FIELDS,
@@ -213,6 +214,11 @@ class PostgresStore:
             message = _message(conn.execute(_MESSAGE_SELECT, (message_id,)).fetchone())
             self._publish(conn, message.topic, MESSAGE_EVENT, message.event(), message.brief())
         return message
+
+    def publish_delta(self, message: MessageRow, delta: dict[str, Any]) -> None:
+        brief = {"message_id": message.id, "seq": delta["seq"]}
+        with self.pool.connection() as conn:
+            self._publish(conn, message.topic, DELTA_EVENT, delta, brief)
 
     def stale(self, older_than_seconds: int) -> tuple[list[str], list[str]]:
         """Ids of work nobody finished: documents not yet ingested and messages not yet answered whose row has

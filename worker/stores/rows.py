@@ -13,6 +13,7 @@ from ingest import BBox, Line, Segment
 MAX_EVENT_BYTES = 250_000
 DOCUMENT_EVENT = "document.status_updated"
 MESSAGE_EVENT = "message.status_updated"
+DELTA_EVENT = "message.delta"  # while the model writes (design §6); the row is written once, at `done`
 
 
 class DocumentStatus(StrEnum):

@@ -21,6 +21,7 @@ from ingest import Segment, parse_segment_id
 from worker.errors import PermanentError, TransientError
 from worker.settings import Settings
 from worker.stores.rows import (
+    DELTA_EVENT,
     DOCUMENT_COLUMNS,
     DOCUMENT_EVENT,
     DOCUMENT_FIELDS,
@@ -208,6 +209,9 @@ class SupabaseStore:
             raise LookupError(f"message {message_id} does not exist")
         self._broadcast(message.topic, MESSAGE_EVENT, message.event(), message.brief())
         return message
+
+    def publish_delta(self, message: MessageRow, delta: dict[str, Any]) -> None:
+        self._broadcast(message.topic, DELTA_EVENT, delta, {"message_id": message.id, "seq": delta["seq"]})
 
     def stale(self, older_than_seconds: int) -> tuple[list[str], list[str]]:
         """As the `postgres` store's: unfinished work whose row has not moved for longer than a task may run."""
