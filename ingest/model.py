@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
+from ingest.ids import make_segment_id
+
 # `header` / `footer`: page furniture (Layout Parser); stored, but never sent to the RAG store (design §3).
 SegmentKind = Literal["paragraph", "heading", "table", "list", "text", "header", "footer"]
 
@@ -89,15 +91,3 @@ class Segment:
             bbox=BBox(**bbox) if bbox else None,
             lines=tuple(Line.from_dict(x) for x in lines) if (lines := data.get("lines")) is not None else None,
         )
-
-
-def make_segment_id(document_id: str, segment_index: int) -> str:
-    return f"{document_id}:{segment_index}"
-
-
-def parse_segment_id(raw: str) -> tuple[str, int] | None:
-    """(`document_id`, `segment_index`) of a well-formed `<document_id>:<index>` (ASCII digits), else None."""
-    document_id, colon, index = raw.rpartition(":")
-    if not colon or not document_id or not (index.isascii() and index.isdigit()):
-        return None
-    return document_id, int(index)
