@@ -54,8 +54,10 @@ def quote_boxes(segment: Segment, quote: Quote) -> list[dict[str, Any]]:
     """The boxes of the segment's lines that the quote overlaps, in reading order (the segment's box where
     it has no lines, none where it has no box)."""
     if segment.lines:
-        lines = sorted((line for line in segment.lines if line.start < quote.end and line.end > quote.start),
-                       key=lambda line: line.start)
+        lines = sorted(
+            (line for line in segment.lines if line.start < quote.end and line.end > quote.start),
+            key=lambda line: line.start,
+        )
         if lines:
             return [_box(segment.page_idx, line.bbox) for line in lines]
     return [_box(segment.page_idx, segment.bbox)] if segment.bbox else []

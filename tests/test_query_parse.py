@@ -184,11 +184,14 @@ def test_key_written_twice_keeps_both_lists() -> None:
 def test_prose_with_bracketed_numbers_is_one_section(raw: str) -> None:
     [section] = parse_sections(raw, max_marker=6)
     assert section.source_ids == []
-    assert section.text == {
-        "The score rose [1] as shown [2].": "The score rose as shown.",
-        "Values [61, 70] were read.": "Values [61, 70] were read.",
-        "Years [2019] and [1].": "Years [2019] and.",
-    }[raw]
+    assert (
+        section.text
+        == {
+            "The score rose [1] as shown [2].": "The score rose as shown.",
+            "Values [61, 70] were read.": "Values [61, 70] were read.",
+            "Years [2019] and [1].": "Years [2019] and.",
+        }[raw]
+    )
 
 
 def test_chit_chat_never_reaches_the_sections() -> None:

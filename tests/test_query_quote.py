@@ -57,8 +57,9 @@ def area(box: dict) -> float:
 def test_quote_of_a_known_sentence_has_exactly_its_lines() -> None:
     segment = lined("house", BOILER_ROWS)
     payload = build_answer(
-        orjson.dumps({"sections": [{"text": "The energy rating is D, with a score of 61.", "source_ids": ["house:0"]}]})
-        .decode(),
+        orjson.dumps(
+            {"sections": [{"text": "The energy rating is D, with a score of 61.", "source_ids": ["house:0"]}]}
+        ).decode(),
         context=[segment],
     )
     [citation] = payload["metadata"]["citations"]
@@ -128,9 +129,7 @@ def test_quote_is_always_a_span_of_the_segment(rows: list[str], claim: str, tabl
     quote = find_quote(segment, claim)
     assert 0 <= quote.start <= quote.end <= len(segment.text)
     assert quote.text == segment.text[quote.start : quote.end]
-    assert (quote.char_start, quote.char_end) == (
-        (None, None) if table else (1000 + quote.start, 1000 + quote.end)
-    )
+    assert (quote.char_start, quote.char_end) == ((None, None) if table else (1000 + quote.start, 1000 + quote.end))
     boxes = quote_boxes(segment, quote)
     overlapped = [line for line in segment.lines if line.start < quote.end and line.end > quote.start]
     assert len(boxes) == (len(overlapped) or 1)

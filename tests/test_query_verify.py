@@ -44,7 +44,7 @@ def segment(text: str, kind: str = "paragraph") -> Segment:
         (
             "The licence wasn't renewed.",
             "The licence was renewed in March.",
-            Verdict(0.2, True, True, "contradicts: \"n't\" in the claim only", frozenset({"licence", "renewed"})),
+            Verdict(0.2, True, True, 'contradicts: "n\'t" in the claim only', frozenset({"licence", "renewed"})),
         ),
         (
             "Invoice No. 5512 was paid.",

@@ -46,7 +46,12 @@ def draw_page(citations: list[Mapping[str, Any]], size: tuple[float, float]) -> 
     draw = ImageDraw.Draw(layer)
 
     def pixels(box: Mapping[str, float]) -> tuple[int, int, int, int]:
-        return (round(box["x0"] * width), round(box["y0"] * height), round(box["x1"] * width), round(box["y1"] * height))
+        return (
+            round(box["x0"] * width),
+            round(box["y0"] * height),
+            round(box["x1"] * width),
+            round(box["y1"] * height),
+        )
 
     for citation in citations:
         if citation.get("bbox"):
