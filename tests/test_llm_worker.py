@@ -17,7 +17,7 @@ from conftest import wait_for as wait_until
 from fakes import FakeOpenAI, Streamed
 
 from ingest import Segment
-from query import build_answer, with_markers
+from query import build_answer
 from worker.app import make_celery
 from worker.app_actions import MESSAGE_DONE, wait_for
 from worker.embedded import Services, start_redis, stop_redis
@@ -181,8 +181,10 @@ def test_a_streamed_answer_sends_resolved_sections_while_the_model_writes(llm_wo
     # The final answer is exactly what the non-streamed path makes of the same reply.
     context = [s for i in message.metadata["context_ids"] for s in segments if s.segment_id == i]
     expected = build_answer(reply, context=context, workspace=WorkspaceSegments(store, workspace))
-    expected["metadata"]["context_ids"] = message.metadata["context_ids"]
     assert (message.content, message.metadata) == (expected["content"], expected["metadata"])
+    assert message.metadata["raw_output"] == reply
+    done = next(e for e in events if e["payload"].get("status") == "done") if (events := listener.events) else None
+    assert done is not None and "raw_output" not in done["payload"]["metadata"]  # kept on the row, not sent
 
     events = listener.events
     final_at = next(i for i, e in enumerate(events) if e["payload"].get("status") == "done")
@@ -191,8 +193,8 @@ def test_a_streamed_answer_sends_resolved_sections_while_the_model_writes(llm_wo
     assert [d["seq"] for d in deltas] == list(range(len(deltas)))
     assert len(deltas) <= 10 * streamed_for + 2  # throttled: 10 a second at most (unthrottled: ~60)
     final_sections = [
-        {"content": with_markers(s["text"], s["citations"]), "numbers": s["citations"]}
-        for s in message.metadata["sections"]
+        {"content": content, "numbers": section["citations"]}
+        for content, section in zip(message.content.split("\n\n"), message.metadata["sections"], strict=True)
     ]
     counts = [len(d["sections"]) for d in deltas]
     assert counts == sorted(counts) and counts[-1] == 3 and counts[0] < 3  # sections arrive one by one
@@ -207,13 +209,23 @@ def test_a_streamed_answer_sends_resolved_sections_while_the_model_writes(llm_wo
 @pytest.mark.parametrize(
     ("script", "content"),
     [
-        ([Streamed(["%%% garbage ", "[SEG=nope:1] out"])], "%%% garbage out"),
+        ([(200, Streamed(["%%% garbage ", "[SEG=nope:1] out"]))], "%%% garbage out"),
         (
-            [Streamed(pieces('{"sections": [{"text": "First complete.", "source_ids": []}, {"text": "Second cu', 4))],
+            [
+                (
+                    200,
+                    Streamed(
+                        pieces('{"sections": [{"text": "First complete.", "source_ids": []}, {"text": "Second cu', 4)
+                    ),
+                )
+            ],
             None,
         ),
         (
-            [Streamed([]), (200, FakeOpenAI.completion('{"sections": [{"text": "Second try.", "source_ids": []}]}'))],
+            [
+                (200, Streamed([])),
+                (200, FakeOpenAI.completion('{"sections": [{"text": "Second try.", "source_ids": []}]}')),
+            ],
             "Second try.",
         ),
     ],

@@ -31,7 +31,11 @@ from worker.settings import Settings
 from worker.stores.postgres import PostgresStore
 from worker.tenancy import TenancyError, secure_internal_tables
 
-SOLAR = [PageSpec(["Harbor Point solar farm generated 61.4 gigawatt hours in 2025.", "It covers 42 hectares."])]
+SOLAR = [
+    PageSpec(
+        ["Harbor Point solar farm generated 61.4 gigawatt hours of electricity in 2025.", "It covers 42 hectares."]
+    )
+]
 VAULT = [PageSpec(["The Quillfeather vault stores 88 kilograms of saffron.", "Its code word is zephyrine."])]
 ALL_PRIVILEGES = "SELECT, INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER"
 

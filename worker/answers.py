@@ -13,7 +13,8 @@ from typing import Any
 
 import orjson
 
-from query import build_answer, with_markers
+from ingest import Segment, neutralize_seg_tags, take_seg_tags
+from query import AnswerBuilder, SectionResolver, build_answer, parse_sections
 from worker.errors import PermanentError, TransientError
 from worker.retrieval import retrieve_context
 from worker.runtime import Runtime
@@ -42,42 +43,53 @@ def compute_answer(rt: Runtime, message_id: str) -> dict[str, Any] | None:
     history = rt.store.history(message, HISTORY_MESSAGES)
     workspace = WorkspaceSegments(rt.store, message.workspace_id)
     context = retrieve_context(rt.rag, workspace, question.content, rt.settings.segcite_top_k)
-
-    def resolve(sections: list[Any]) -> list[dict[str, Any]]:
-        return delta_sections(build_answer(_as_reply(sections), context=context, workspace=workspace))
-
-    restart = rt.streams.start(message_id)
-    send = _delta_sender(rt, message, restart)
-    raw = stream_reply(rt.answerer.stream(question.content, context, history), resolve, send)
+    sections = StreamedSections(context, workspace)
+    send = _delta_sender(rt, message, restart=rt.streams.start(message_id))
+    raw = stream_reply(rt.answerer.stream(question.content, context, history), sections.resolve, send)
     if not raw.strip():
         raise TransientError("the LLM returned an empty answer")
-    payload = build_answer(raw, context=context, workspace=workspace)
-    payload["metadata"]["context_ids"] = [s.segment_id for s in context]
+    payload = build_answer(raw, context=context, workspace=workspace)  # the truth: what a client keeps
     rt.answers.put(message_id, payload)
     return payload
+
+
+class StreamedSections:
+    """The sections of a streamed reply, each resolved once as it completes, by the path the final answer
+    takes (`query.SectionResolver` + `query.AnswerBuilder`): same parse, same checks, and citation numbers by
+    first appearance, so a delta shows what the final answer will (design §6)."""
+
+    def __init__(self, context: list[Segment], workspace: WorkspaceSegments):
+        self.max_marker = len(context)
+        self.resolver = SectionResolver(context=context, workspace=workspace)
+        self.builder = AnswerBuilder()
+        self.done = 0  # complete section objects read so far
+        self.resolved: list[dict[str, Any]] = []
+
+    def resolve(self, items: list[Any]) -> list[dict[str, Any]]:
+        """The delta's `sections`, given the complete section objects of the reply so far."""
+        for item in items[self.done :]:
+            for section in parse_sections(_as_reply([item]), max_marker=self.max_marker):
+                self.resolved.append(self.builder.add(self.resolver.resolve(section)))
+        self.done = len(items)
+        citations = {c["number"]: c for c in self.builder.citations}
+        return [
+            {
+                "content": neutralize_seg_tags(entry["marked_text"]),
+                "citation_status": entry["citation_status"],
+                "citations": [citations[n] for n in entry["citations"]],
+            }
+            for entry in self.resolved
+        ]
 
 
 def _as_reply(sections: list[Any]) -> str:
     return orjson.dumps({"sections": sections}).decode()
 
 
-def delta_sections(payload: dict[str, Any]) -> list[dict[str, Any]]:
-    """The sections of a payload as a `message.delta` carries them: each with its text and markers, and the
-    citations its markers stand for (numbered as in the final answer)."""
-    citations = {c["number"]: c for c in payload["metadata"]["citations"]}
-    return [
-        {
-            "content": with_markers(section["text"], section["citations"]),
-            "citation_status": section["citation_status"],
-            "citations": [citations[n] for n in section["citations"]],
-        }
-        for section in payload["metadata"]["sections"]
-    ]
-
-
 def _delta_sender(rt: Runtime, message: MessageRow, restart: bool) -> Callable[[dict[str, Any]], None]:
     def send(delta: dict[str, Any]) -> None:
-        event = {"message_id": message.id, **delta}
+        tail = neutralize_seg_tags(take_seg_tags(delta["tail"])[0])  # the model's raw words: no tag passes
+        event = {"message_id": message.id, **delta, "tail": tail}
         if restart:
             event["restart"] = True  # a worker died mid-stream: this stream starts over from seq 0
         rt.store.publish_delta(message, event)

@@ -21,7 +21,7 @@ import numpy as np
 import psycopg
 from psycopg.conninfo import conninfo_to_dict
 
-from ingest import Segment, tagged_text
+from ingest import Segment, leading_tag_id, tagged_text
 from worker.embeddings import Embedder
 from worker.errors import PermanentError, TransientError
 from worker.openai_client import openai_client
@@ -34,7 +34,6 @@ SEPARATOR = "\n\u241e\n"
 CHUNK_TOKEN_SIZE = 8000  # segments are at most SEGCITE_MAX_CHARS (<= 8000) characters: never re-split
 # Page furniture (design §3): stored with the document, never sent to the RAG store.
 NOT_RETRIEVED_KINDS = frozenset({"header", "footer"})
-_LEADING_TAG = re.compile(r"^\s*\[SEG=([^\]\s]+)\]")
 _PIECE = re.compile(r"\w{1,4}|\s{1,4}|[^\w\s]", re.DOTALL)
 _INIT_LOCK_KEY = 0x5E6C17E0  # any constant of our own; migrations use another
 INIT_LOCK_WAIT = 120.0
@@ -64,12 +63,8 @@ def retrieved_segments(segments: Sequence[Segment]) -> list[Segment]:
 
 def segment_ids_of(chunks: Sequence[dict[str, Any]]) -> list[str]:
     """The SEG ids of retrieved chunks, in order, once each (only a chunk's leading tag counts)."""
-    ids: list[str] = []
-    for chunk in chunks:
-        match = _LEADING_TAG.match(str(chunk.get("content", "")))
-        if match and match.group(1) not in ids:
-            ids.append(match.group(1))
-    return ids
+    ids = (leading_tag_id(str(chunk.get("content", ""))) for chunk in chunks)
+    return list(dict.fromkeys(i for i in ids if i))
 
 
 def context_chunks(result: dict[str, Any]) -> list[dict[str, Any]]:

@@ -164,11 +164,12 @@ class MessageRow:
         return {"message_id": self.id, "status": self.status}
 
     def event(self) -> dict[str, Any]:
+        """The realtime event: the row, without the model's raw reply (kept on the row for audits, design §5.8)."""
         return {
             "message_id": self.id,
             "status": self.status,
             "content": self.content,
-            "metadata": self.metadata,
+            "metadata": {k: v for k, v in self.metadata.items() if k != "raw_output"},
             "error": self.error,
         }
 
