@@ -152,11 +152,22 @@ def streamed_reply(document_id: str) -> str:
     )
 
 
-def ask_in(app, store: PostgresStore, workspace: str, question: str) -> tuple[str, str]:
+def answered_with_events(app, store: PostgresStore, database_url: str, workspace: str, question: str):
+    """Ask as the app does, LISTEN on the conversation's topic, and return the outcome with every event up to
+    and including the final one."""
     conversation = store.create_conversation(workspace)
     asked = store.create_message(conversation, "user", question)
     answer = store.create_message(conversation, "assistant", "", reply_to=asked.id)
-    return conversation, answer.id
+    listener = Listener(database_url, f"conversation:{conversation}")
+    try:
+        app.send_task("segcite.answer_message", args=[answer.id])
+        message = outcome(store, answer.id)
+        wait_until(
+            lambda: any(e["payload"].get("status") in MESSAGE_DONE for e in listener.events), timeout=10, what="done"
+        )
+    finally:
+        listener.close()
+    return message, listener.events
 
 
 def test_a_streamed_answer_sends_resolved_sections_while_the_model_writes(llm_worker, fake_llm, farm, migrated):
@@ -164,18 +175,10 @@ def test_a_streamed_answer_sends_resolved_sections_while_the_model_writes(llm_wo
     workspace, document_id, segments = farm
     reply = streamed_reply(document_id)
     fake_llm.replies.append((200, Streamed(pieces(reply, 5), gap=0.01)))  # cut mid-word, -string, -escape, -id
-    conversation, message_id = ask_in(app, store, workspace, "How large is the farm and what did it generate?")
-    listener = Listener(migrated, f"conversation:{conversation}")
-    try:
-        started = time.monotonic()
-        app.send_task("segcite.answer_message", args=[message_id])
-        message = outcome(store, message_id)
-        streamed_for = time.monotonic() - started
-        wait_until(
-            lambda: any(e["event"] == "message.status_updated" for e in listener.events), timeout=10, what="done"
-        )
-    finally:
-        listener.close()
+    started = time.monotonic()
+    question = "How large is the farm and what did it generate?"
+    message, events = answered_with_events(app, store, migrated, workspace, question)
+    streamed_for = time.monotonic() - started
     assert message.status == "done", message.error
 
     # The final answer is exactly what the non-streamed path makes of the same reply.
@@ -183,10 +186,9 @@ def test_a_streamed_answer_sends_resolved_sections_while_the_model_writes(llm_wo
     expected = build_answer(reply, context=context, workspace=WorkspaceSegments(store, workspace))
     assert (message.content, message.metadata) == (expected["content"], expected["metadata"])
     assert message.metadata["raw_output"] == reply
-    done = next(e for e in events if e["payload"].get("status") == "done") if (events := listener.events) else None
-    assert done is not None and "raw_output" not in done["payload"]["metadata"]  # kept on the row, not sent
+    done = next(e for e in events if e["payload"].get("status") == "done")
+    assert "raw_output" not in done["payload"]["metadata"]  # kept on the row, not sent
 
-    events = listener.events
     final_at = next(i for i, e in enumerate(events) if e["payload"].get("status") == "done")
     deltas = [e["payload"] for e in events[:final_at] if e["event"] == "message.delta"]
     assert len(deltas) == len([e for e in events if e["event"] == "message.delta"])  # none after the final event
@@ -237,22 +239,13 @@ def test_bad_streams_are_still_delivered_and_no_delta_carries_a_tag(
     app, store = llm_worker
     workspace, _, _ = farm
     fake_llm.replies.extend(script)
-    conversation, message_id = ask_in(app, store, workspace, "What did the farm generate?")
-    listener = Listener(migrated, f"conversation:{conversation}")
-    try:
-        app.send_task("segcite.answer_message", args=[message_id])
-        message = outcome(store, message_id)
-        wait_until(
-            lambda: any(e["event"] == "message.status_updated" for e in listener.events), timeout=10, what="done"
-        )
-    finally:
-        listener.close()
+    message, events = answered_with_events(app, store, migrated, workspace, "What did the farm generate?")
     assert message.status == "done", message.error
     if content is None:  # cut off mid-JSON: the complete sections, then the partial one's text (design §5.3)
         assert [s["text"] for s in message.metadata["sections"]] == ["First complete.", "Second cu"]
     else:
         assert message.content == content
-    assert all("SEG=" not in orjson.dumps(e).decode() for e in listener.events)
+    assert all("SEG=" not in orjson.dumps(e).decode() for e in events)
 
 
 def test_a_stream_cut_midway_is_retried_and_restarts_from_seq_zero(llm_worker, fake_llm, farm, migrated):
@@ -261,21 +254,12 @@ def test_a_stream_cut_midway_is_retried_and_restarts_from_seq_zero(llm_worker, f
     reply = streamed_reply(document_id)
     fake_llm.replies.append((200, Streamed(pieces(reply, 6), gap=0.02, cut=30)))  # the server dies mid-answer
     fake_llm.replies.append((200, Streamed(pieces(reply, 6), gap=0.01)))
-    conversation, message_id = ask_in(app, store, workspace, "How large is the farm?")
-    listener = Listener(migrated, f"conversation:{conversation}")
-    try:
-        app.send_task("segcite.answer_message", args=[message_id])
-        message = outcome(store, message_id)
-        wait_until(
-            lambda: any(e["event"] == "message.status_updated" for e in listener.events), timeout=10, what="done"
-        )
-    finally:
-        listener.close()
+    message, events = answered_with_events(app, store, migrated, workspace, "How large is the farm?")
     assert message.status == "done", message.error
-    deltas = [e["payload"] for e in listener.events if e["event"] == "message.delta"]
+    deltas = [e["payload"] for e in events if e["event"] == "message.delta"]
     first = [d for d in deltas if not d.get("restart")]
     again = [d for d in deltas if d.get("restart")]
     assert first and again and deltas == first + again  # the retry's stream follows the cut one
     assert [d["seq"] for d in again] == list(range(len(again)))  # from seq 0, marked restart
     assert len(again[-1]["sections"]) == 3
-    assert [e["payload"].get("status") for e in listener.events].count("done") == 1  # published once
+    assert [e["payload"].get("status") for e in events].count("done") == 1  # published once
