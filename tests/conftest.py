@@ -7,6 +7,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.error
@@ -95,6 +96,13 @@ def service_env(services: Services, home: Path, **extra: str) -> dict[str, str]:
     env.update(REDIS_URL=services.redis_url, DATABASE_URL=services.database_url, SEGCITE_HOME=str(home))
     env.update(extra)
     return env
+
+
+def segcite(env: dict[str, str], *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    """`segcite ARGS` as a user runs it (`python -m worker.cli`), in a subprocess with `env`."""
+    return subprocess.run(
+        [sys.executable, "-m", "worker.cli", *args], env=env, cwd=REPO, capture_output=True, text=True, timeout=timeout
+    )
 
 
 def wait_for(predicate, *, timeout: float, what: str, interval: float = 0.1):
