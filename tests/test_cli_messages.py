@@ -13,7 +13,7 @@ from pathlib import Path
 import orjson
 import pytest
 from click.testing import CliRunner
-from conftest import segcite, service_env
+from conftest import REPO, segcite, service_env
 from docai_synth import PageSpec, build_document
 
 from worker.cli import DEMO_DOCUMENT, main
@@ -53,7 +53,7 @@ def test_usage_errors_are_one_line_and_exit_2(args: list[str], line: str) -> Non
     assert (result.exit_code, result.stdout, result.stderr.splitlines()) == (2, "", [line])
 
 
-@pytest.mark.parametrize("command", [["ask", "q?"], ["ingest", "README.md"], ["delete", str(uuid.uuid4())]])
+@pytest.mark.parametrize("command", [["ask", "q?"], ["ingest", str(REPO / "README.md")], ["delete", str(uuid.uuid4())]])
 @pytest.mark.parametrize("value", ["0", "-1", "nan", "inf"])
 def test_timeouts_must_be_seconds_above_zero(command: list[str], value: str) -> None:
     result = invoke(*command, "--timeout", value)
@@ -70,7 +70,7 @@ def test_timeouts_say_what_they_wait_for() -> None:
 
 
 @pytest.mark.parametrize("name", ["", "   "])
-@pytest.mark.parametrize("command", [["ask", "q?"], ["ingest", "README.md"], ["documents"]])
+@pytest.mark.parametrize("command", [["ask", "q?"], ["ingest", str(REPO / "README.md")], ["documents"]])
 def test_empty_workspace_names_are_refused(command: list[str], name: str) -> None:
     result = invoke(*command, "--workspace", name)
     assert result.exit_code == 2
