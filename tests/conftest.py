@@ -7,6 +7,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -99,6 +100,13 @@ def service_env(services: Services, home: Path, **extra: str) -> dict[str, str]:
     return env
 
 
+def segcite(env: dict[str, str], *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    """`segcite ARGS` as a user runs it (`python -m worker.cli`), in a subprocess with `env`."""
+    return subprocess.run(
+        [sys.executable, "-m", "worker.cli", *args], env=env, cwd=REPO, capture_output=True, text=True, timeout=timeout
+    )
+
+
 def wait_for(predicate, *, timeout: float, what: str, interval: float = 0.1):
     deadline = time.monotonic() + timeout
     while True:
@@ -162,10 +170,15 @@ def celery_worker(services: Services, service_home: Path, celery_app, migrated) 
 
 
 def _pings(app) -> bool:
+    result = app.send_task("segcite.ping")
     try:
-        return bool(app.send_task("segcite.ping").get(timeout=2))
+        return bool(result.get(timeout=2))
     except Exception:
         return False
+    finally:
+        # A ping that timed out stays pending in the result backend, which holds it until the interpreter exits,
+        # long after the test Redis stopped: its __del__ then prints a reconnect traceback. Forgotten here.
+        result.forget()
 
 
 def free_port() -> int:

@@ -23,7 +23,7 @@ from worker.embedded import redis_client_url
 from worker.embeddings import HashEmbedder, OpenAIEmbedder
 from worker.errors import MissingObject, PermanentError, TransientError
 from worker.llm import OpenAIAnswerer
-from worker.objects import LocalFolderStore, R2Store
+from worker.objects import LocalFolderStore, R2Store, make_object_store
 from worker.rag import RagStore, context_chunks, segment_ids_of
 from worker.runtime import Runtime
 from worker.settings import Settings
@@ -80,6 +80,39 @@ def test_r2_single_object_and_shard_prefix(r2: R2Store) -> None:
     for key in ("docai/sharded/", "docai/sharded"):  # a prefix with or without its slash
         blobs = r2.read_docai(key)
         assert [orjson.loads(b)["text"] for b in blobs] == [s["text"] for s in shards]
+
+
+@pytest.mark.parametrize("store_kind", ["r2", "local"])
+def test_deleting_an_upload_removes_its_object_or_its_shards_only(r2: R2Store, tmp_path: Path, store_kind: str) -> None:
+    store = r2 if store_kind == "r2" else LocalFolderStore(tmp_path / "objects")
+    for key in ("docai/a.json", "docai/b/shard-0000.json", "docai/b/shard-0001.json", "docai/bb.json"):
+        store.put(key, b"{}")
+    store.delete("docai/a.json")
+    store.delete("docai/b/")
+    store.delete("docai/never-stored.json")  # nothing there is fine
+    assert store.read_docai("docai/bb.json") == [b"{}"]  # a key sharing the prefix's start stays
+    for gone in ("docai/a.json", "docai/b/"):
+        with pytest.raises(MissingObject):
+            store.read_docai(gone)
+
+
+def test_r2_settings_must_be_whole(monkeypatch) -> None:
+    r2_variables = ("R2_BUCKET", "R2_ENDPOINT_URL", "R2_ACCOUNT_ID", "R2_ACCESS_KEY_ID", "R2_SECRET_ACCESS_KEY")
+    for variable in (*r2_variables, "SEGCITE_OBJECT_STORE"):
+        monkeypatch.delenv(variable, raising=False)
+    assert isinstance(make_object_store(Settings(_env_file=None)), LocalFolderStore)
+    with pytest.raises(PermanentError) as partial:
+        make_object_store(Settings(_env_file=None, r2_bucket="docs"))
+    assert str(partial.value) == (
+        "R2 is not fully configured: R2_ACCESS_KEY_ID, R2_SECRET_ACCESS_KEY, R2_ENDPOINT_URL or R2_ACCOUNT_ID not set"
+    )
+    with pytest.raises(PermanentError, match=r"^R2 is not fully configured: R2_BUCKET, "):
+        make_object_store(Settings(_env_file=None, segcite_object_store="r2"))
+    whole = Settings(
+        _env_file=None, r2_bucket="docs", r2_account_id="acct", r2_access_key_id="k", r2_secret_access_key="s"
+    )
+    assert isinstance(make_object_store(whole), R2Store)
+    assert isinstance(make_object_store(whole.model_copy(update={"segcite_object_store": "local"})), LocalFolderStore)
 
 
 def test_r2_missing_object_message(r2: R2Store) -> None:

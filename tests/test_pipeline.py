@@ -266,3 +266,26 @@ def test_a_short_invoice_beside_long_prose_answers_its_amount_question(celery_wo
     citations = message.metadata["citations"]
     assert citations and {c["document_id"] for c in citations} == {invoice_id}
     assert message.metadata["context_ids"][0].startswith(invoice_id)  # the invoice ranks first
+
+
+def test_embedding_moves_progress_per_batch(celery_worker, store, objects, migrated, tmp_path) -> None:
+    """Progress is published while the chunks are embedded (LightRAG embeds 10 at a time), not only per status."""
+    from worker.documents import EMBEDDED_AT, STORED_AT
+
+    workspace = workspace_id(f"progress-{uuid.uuid4()}")
+    pages = [PageSpec([f"Section {n} reports that turbine {n} ran for {100 + n} hours."]) for n in range(60)]
+    topic = Listener(migrated, f"workspace:{workspace}")
+    try:
+        item = upload(store, objects, workspace, write_json(tmp_path, "turbines.json", build_document(pages)[0]))
+        row = wait_for(lambda: store.get_document(item.document.id), lambda r: r.status in DOCUMENT_DONE, 120)
+        assert (row.status, row.segment_count) == ("ingested", 60)
+        wait_until(lambda: any(e["payload"]["status"] == "ingested" for e in topic.events), timeout=10, what="done")
+    finally:
+        topic.close()
+    embedding = [
+        e["payload"]["progress"]
+        for e in topic.events
+        if e["payload"]["status"] == "ingesting" and STORED_AT < e["payload"]["progress"] < EMBEDDED_AT
+    ]
+    assert embedding, [(e["payload"]["status"], e["payload"]["progress"]) for e in topic.events]
+    assert embedding == sorted(embedding)

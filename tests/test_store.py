@@ -5,11 +5,13 @@ from __future__ import annotations
 import uuid
 
 import psycopg
+import pytest
 
 from ingest import Segment
 from worker.migrate import apply_migrations
 from worker.stores import WorkspaceSegments
 from worker.stores.postgres import PostgresStore
+from worker.stores.rows import DuplicateContent
 
 
 def test_events_go_through_realtime_send_in_the_same_transaction(fresh_database: str) -> None:
@@ -89,5 +91,35 @@ def test_full_text_search_ranks_a_rare_word_over_common_ones(migrated: str) -> N
         assert store.search_segments(workspace, [], 3) == []
         # Terms are parsed as the indexed text was: punctuation inside a token keeps it whole.
         assert [s.segment_index for s in store.search_segments(workspace, ["$140.00"], 3)] == [8]
+    finally:
+        store.close()
+
+
+def test_a_workspace_lists_its_documents_and_holds_one_live_document_per_content(migrated: str) -> None:
+    store = PostgresStore(migrated, max_size=1)
+    try:
+        workspace, other = str(uuid.uuid4()), str(uuid.uuid4())
+        first = store.create_document(workspace, "a.json", "docai/a.json", content_hash="h-a")
+        second = store.create_document(workspace, "b.json", "docai/b.json", content_hash="h-b")
+        unhashed = store.create_document(workspace, "c.json", "docai/c.json")  # written before 006, or by an app
+        assert first.content_hash == "h-a" and unhashed.content_hash is None
+        assert [d.id for d in store.documents(workspace)] == [first.id, second.id, unhashed.id]
+        assert store.documents(other) == []
+        assert store.document_with_content(workspace, "h-b") == second
+        assert store.document_with_content(other, "h-b") is None
+
+        with pytest.raises(DuplicateContent) as same:
+            store.create_document(workspace, "a-copy.json", "docai/a-copy.json", content_hash="h-a")
+        assert same.value.existing == first
+        assert [d.id for d in store.documents(workspace)] == [first.id, second.id, unhashed.id]  # no second copy
+        assert store.create_document(other, "a.json", "docai/o.json", content_hash="h-a").workspace_id == other
+
+        store.update_document(first.id, status="deleted")
+        assert [d.id for d in store.documents(workspace)] == [second.id, unhashed.id]
+        assert [d.id for d in store.documents(workspace, include_deleted=True)] == [first.id, second.id, unhashed.id]
+        assert store.document_with_content(workspace, "h-a") is None  # a deleted document holds nothing
+        again = store.create_document(workspace, "a.json", "docai/a2.json", content_hash="h-a")
+        assert store.document_with_content(workspace, "h-a") == again
+        assert again.updated_at is not None
     finally:
         store.close()

@@ -15,6 +15,7 @@ import respx
 
 from ingest import Segment
 from worker.settings import Settings
+from worker.stores.rows import DuplicateContent
 from worker.stores.supabase import SupabaseStore
 
 URL = "https://project.supabase.co"
@@ -166,3 +167,51 @@ def test_missing_settings_say_what_is_needed() -> None:
 
     with pytest.raises(PermanentError, match="SUPABASE_URL and SUPABASE_SERVICE_ROLE_KEY"):
         SupabaseStore(Settings(segcite_store="supabase"))
+
+
+def test_documents_of_a_workspace_leave_deleted_ones_out_unless_asked(store) -> None:
+    supabase, mock = store
+    route = mock.get(f"{URL}/rest/v1/documents").mock(
+        return_value=httpx.Response(200, json=[document_row(status="ingested", updated_at="2025-03-01T12:00:00+00:00")])
+    )
+    [row] = supabase.documents(WS)
+    assert (row.id, row.status, row.updated_at.isoformat()) == (DOC, "ingested", "2025-03-01T12:00:00+00:00")
+    params = route.calls.last.request.url.params
+    assert (params["workspace_id"], params["status"], params["order"]) == (
+        f"eq.{WS}",
+        "neq.deleted",
+        "created_at.asc,id.asc",
+    )
+    supabase.documents(WS, include_deleted=True)
+    assert "status" not in route.calls.last.request.url.params
+
+
+def test_the_same_content_twice_gives_the_existing_document(store) -> None:
+    """PostgREST refuses the insert with 409 / 23505 (the unique index of 006_content_hash.sql): the store
+    answers with the document that holds the content."""
+    supabase, mock = store
+    insert = mock.post(f"{URL}/rest/v1/documents").mock(
+        return_value=httpx.Response(
+            409, json={"code": "23505", "message": "duplicate key value", "details": None, "hint": None}
+        )
+    )
+    lookup = mock.get(f"{URL}/rest/v1/documents").mock(
+        return_value=httpx.Response(200, json=[document_row(status="ingested", content_hash="abc")])
+    )
+    with pytest.raises(DuplicateContent) as same:
+        supabase.create_document(WS, "copy.json", "docai/new.json", str(uuid.uuid4()), content_hash="abc")
+    assert (same.value.existing.id, same.value.existing.content_hash) == (DOC, "abc")
+    assert json.loads(insert.calls.last.request.content)["content_hash"] == "abc"
+    params = lookup.calls.last.request.url.params
+    assert (params["workspace_id"], params["content_hash"], params["status"]) == (f"eq.{WS}", "eq.abc", "neq.deleted")
+
+
+def test_other_refusals_of_a_new_document_stay_permanent_errors(store) -> None:
+    from worker.errors import PermanentError
+
+    supabase, mock = store
+    mock.post(f"{URL}/rest/v1/documents").mock(
+        return_value=httpx.Response(400, json={"code": "23514", "message": "check violation"})
+    )
+    with pytest.raises(PermanentError, match=r"\(23514\): check violation"):
+        supabase.create_document(WS, "a.json", "docai/a.json", content_hash="abc")

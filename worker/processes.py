@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from worker.embedded import Services, resolve_services, stop_postgres, stop_redis
@@ -48,16 +49,35 @@ def running_pid(pidfile: Path) -> int | None:
     return pid
 
 
-def ensure_up(settings: Settings) -> tuple[Services, bool]:
+@dataclass(frozen=True)
+class Up:
+    """What a command needs running, and what it had to start for that (which the user is told)."""
+
+    services: Services
+    worker_pid: int | None = None  # the background worker started now, if one was
+
+    @property
+    def started(self) -> list[str]:
+        return [*self.services.started, *(["a worker"] if self.worker_pid else [])]
+
+
+def database_up(settings: Settings) -> Up:
+    """The database (the embedded one started if need be), migrated: for commands that only read rows."""
+    services = resolve_services(settings, start=True, broker=False)
+    apply_migrations(services.database_url)
+    return Up(services)
+
+
+def ensure_up(settings: Settings) -> Up:
     """Services (embedded ones started), migrations applied, and, on the embedded broker, a background
-    worker. Returns whether a worker was started now."""
+    worker."""
     services = resolve_services(settings, start=True)
     apply_migrations(services.database_url)
     if settings.redis_url:
-        return services, False  # a configured broker has its own workers (docker compose, `segcite worker`)
+        return Up(services)  # a configured broker has its own workers (docker compose, `segcite worker`)
     pidfile = worker_pidfile(settings)
     if running_pid(pidfile) is not None:
-        return services, False
+        return Up(services)
     log = (settings.home / "worker.log").open("ab")
     proc = subprocess.Popen(
         worker_argv("ingest,query", None, "INFO"),
@@ -68,7 +88,7 @@ def ensure_up(settings: Settings) -> tuple[Services, bool]:
         start_new_session=True,
     )
     pidfile.write_text(str(proc.pid))
-    return services, True
+    return Up(services, proc.pid)
 
 
 def stop_all(settings: Settings) -> list[str]:

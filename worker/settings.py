@@ -39,6 +39,7 @@ class Settings(BaseSettings):
     supabase_url: str | None = None
     supabase_service_role_key: SecretStr | None = None
 
+    segcite_object_store: Literal["auto", "r2", "local"] = "auto"
     r2_endpoint_url: str | None = None
     r2_account_id: str | None = None
     r2_access_key_id: str | None = None

@@ -29,6 +29,7 @@ from worker.stores.rows import (
     MESSAGE_UNFINISHED,
     SEGMENT_COLUMNS,
     DocumentRow,
+    DuplicateContent,
     MessageRow,
     MessageStatus,
     Role,
@@ -40,6 +41,8 @@ from worker.stores.rows import (
 # pg_notify payloads are capped at 8000 bytes by PostgreSQL.
 MAX_NOTIFY_BYTES = 7_900
 _DOCUMENT_SELECT = ", ".join(DOCUMENT_COLUMNS)
+# The unique index of migrations/006_content_hash.sql: one live document per content in a workspace.
+_LIVE_CONTENT = "(workspace_id, content_hash) where content_hash is not null and status <> 'deleted'"
 _MESSAGE_SELECT = (
     "select m.id, m.conversation_id, c.workspace_id, m.role, m.reply_to, m.content, m.status, m.metadata, "
     "m.error, m.created_at, m.updated_at from messages m join conversations c on c.id = m.conversation_id "
@@ -97,19 +100,47 @@ class PostgresStore:
     # documents ---------------------------------------------------------------------------------------
 
     def create_document(
-        self, workspace_id: str, filename: str, key: str, document_id: str | None = None
+        self,
+        workspace_id: str,
+        filename: str,
+        key: str,
+        document_id: str | None = None,
+        content_hash: str | None = None,
     ) -> DocumentRow:
         with self.pool.connection() as conn:
             row = conn.execute(
-                "insert into documents (id, workspace_id, filename, docai_raw_r2_key) values (%s, %s, %s, %s) "
-                f"returning {_DOCUMENT_SELECT}",
-                (document_id or str(uuid.uuid4()), workspace_id, filename, key),
+                "insert into documents (id, workspace_id, filename, docai_raw_r2_key, content_hash) "
+                f"values (%s, %s, %s, %s, %s) on conflict {_LIVE_CONTENT} do nothing returning {_DOCUMENT_SELECT}",
+                (document_id or str(uuid.uuid4()), workspace_id, filename, key, content_hash),
             ).fetchone()
-        return DocumentRow.from_row(row)
+        if row is not None:
+            return DocumentRow.from_row(row)
+        existing = self.document_with_content(workspace_id, content_hash or "")
+        if existing is None:  # deleted between the conflict and this read: the caller may simply try again
+            raise LookupError(f"a document with the same content appeared and vanished in workspace {workspace_id}")
+        raise DuplicateContent(existing)
 
     def get_document(self, document_id: str) -> DocumentRow | None:
         with self.pool.connection() as conn:
             row = conn.execute(f"select {_DOCUMENT_SELECT} from documents where id = %s", (document_id,)).fetchone()
+        return DocumentRow.from_row(row) if row else None
+
+    def documents(self, workspace_id: str, *, include_deleted: bool = False) -> list[DocumentRow]:
+        with self.pool.connection() as conn:
+            rows = conn.execute(
+                f"select {_DOCUMENT_SELECT} from documents where workspace_id = %s and (%s or status <> 'deleted') "
+                "order by created_at, id",
+                (workspace_id, include_deleted),
+            ).fetchall()
+        return [DocumentRow.from_row(r) for r in rows]
+
+    def document_with_content(self, workspace_id: str, content_hash: str) -> DocumentRow | None:
+        with self.pool.connection() as conn:
+            row = conn.execute(
+                f"select {_DOCUMENT_SELECT} from documents "
+                "where workspace_id = %s and content_hash = %s and status <> 'deleted'",
+                (workspace_id, content_hash),
+            ).fetchone()
         return DocumentRow.from_row(row) if row else None
 
     def update_document(self, document_id: str, **fields: Any) -> DocumentRow:

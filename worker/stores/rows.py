@@ -45,7 +45,7 @@ DOCUMENT_UNFINISHED = (DocumentStatus.UPLOADED, DocumentStatus.PARSED, DocumentS
 MESSAGE_UNFINISHED = (MessageStatus.PENDING, MessageStatus.PROCESSING)
 
 DOCUMENT_FIELDS = frozenset(
-    {"status", "error", "progress", "page_count", "segment_count", "filename", "docai_raw_r2_key"}
+    {"status", "error", "progress", "page_count", "segment_count", "filename", "docai_raw_r2_key", "content_hash"}
 )
 MESSAGE_FIELDS = frozenset({"status", "content", "metadata", "error"})
 DOCUMENT_COLUMNS = (
@@ -58,6 +58,7 @@ DOCUMENT_COLUMNS = (
     "segment_count",
     "error",
     "progress",
+    "content_hash",
     "updated_at",
 )
 SEGMENT_COLUMNS = (
@@ -72,6 +73,11 @@ SEGMENT_COLUMNS = (
     "bbox",
     "lines",
 )
+
+
+def _timestamp(value: Any) -> datetime | None:
+    """PostgreSQL gives datetimes; PostgREST gives ISO 8601 text."""
+    return datetime.fromisoformat(value) if isinstance(value, str) else value
 
 
 def check_fields(fields: dict[str, Any], allowed: frozenset[str], what: str) -> None:
@@ -91,6 +97,7 @@ class DocumentRow:
     segment_count: int | None
     error: str | None
     progress: float
+    content_hash: str | None = None  # hex SHA-256 of the uploaded bytes (migrations/006_content_hash.sql)
     updated_at: datetime | None = None
 
     @classmethod
@@ -104,6 +111,7 @@ class DocumentRow:
                 "status": DocumentStatus(row["status"]),
                 "filename": row.get("filename") or "",
                 "progress": float(row.get("progress") or 0.0),
+                "updated_at": _timestamp(row.get("updated_at")),
             }
         )
 
@@ -124,6 +132,14 @@ class DocumentRow:
             "page_count": self.page_count,
             "segment_count": self.segment_count,
         }
+
+
+class DuplicateContent(Exception):
+    """A live document of the workspace already holds these bytes (same `content_hash`): `existing`."""
+
+    def __init__(self, existing: DocumentRow):
+        super().__init__(f"document {existing.id} ({existing.filename}) has the same content")
+        self.existing = existing
 
 
 @dataclass(frozen=True)

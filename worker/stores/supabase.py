@@ -32,6 +32,7 @@ from worker.stores.rows import (
     MESSAGE_UNFINISHED,
     SEGMENT_COLUMNS,
     DocumentRow,
+    DuplicateContent,
     MessageRow,
     MessageStatus,
     Role,
@@ -49,6 +50,15 @@ _INSERT_BATCH = 500
 # PostgREST's own connection errors (PGRST000-003), and PostgreSQL's classes for a database that is unreachable,
 # shutting down or out of resources: worth retrying. Any other refusal will not change on a retry.
 _TRANSIENT_CODES = ("PGRST000", "PGRST001", "PGRST002", "PGRST003", "08", "53", "57P")
+
+
+_UNIQUE_VIOLATION = "23505"
+
+
+def _code(exc: BaseException) -> str:
+    """The PostgreSQL / PostgREST code of the APIError behind one of our errors ("" if none)."""
+    cause = exc.__cause__
+    return str(cause.code or "") if isinstance(cause, APIError) else ""
 
 
 def _message(row: dict[str, Any]) -> MessageRow:
@@ -105,18 +115,50 @@ class SupabaseStore:
     # documents ---------------------------------------------------------------------------------------
 
     def create_document(
-        self, workspace_id: str, filename: str, key: str, document_id: str | None = None
+        self,
+        workspace_id: str,
+        filename: str,
+        key: str,
+        document_id: str | None = None,
+        content_hash: str | None = None,
     ) -> DocumentRow:
         row = {
             "id": document_id or str(uuid.uuid4()),
             "workspace_id": workspace_id,
             "filename": filename,
             "docai_raw_r2_key": key,
+            "content_hash": content_hash,
         }
-        return DocumentRow.from_row(self._data(self._table("documents").insert(row))[0])
+        try:
+            return DocumentRow.from_row(self._data(self._table("documents").insert(row))[0])
+        except PermanentError as exc:
+            if _code(exc) != _UNIQUE_VIOLATION or not content_hash:
+                raise
+            existing = self.document_with_content(workspace_id, content_hash)  # 006_content_hash.sql's index
+            if existing is None:
+                raise
+            raise DuplicateContent(existing) from None
 
     def get_document(self, document_id: str) -> DocumentRow | None:
         rows = self._data(self._table("documents").select(_DOCUMENT_SELECT).eq("id", document_id).limit(1))
+        return DocumentRow.from_row(rows[0]) if rows else None
+
+    def documents(self, workspace_id: str, *, include_deleted: bool = False) -> list[DocumentRow]:
+        request = self._table("documents").select(_DOCUMENT_SELECT).eq("workspace_id", workspace_id)
+        if not include_deleted:
+            request = request.neq("status", "deleted")
+        rows = self._data(request.order("created_at").order("id"))
+        return [DocumentRow.from_row(r) for r in rows]
+
+    def document_with_content(self, workspace_id: str, content_hash: str) -> DocumentRow | None:
+        rows = self._data(
+            self._table("documents")
+            .select(_DOCUMENT_SELECT)
+            .eq("workspace_id", workspace_id)
+            .eq("content_hash", content_hash)
+            .neq("status", "deleted")
+            .limit(1)
+        )
         return DocumentRow.from_row(rows[0]) if rows else None
 
     def update_document(self, document_id: str, **fields: Any) -> DocumentRow:
