@@ -135,8 +135,9 @@ def test_a_refused_upload_leaves_no_json_in_the_object_folder(env, service_home,
         assert not (service_home / "objects" / "docai" / f"{document}.json").exists()
         failures.append((document, result.stderr))
     assert failures[0][0] == failures[1][0]
-    assert f"same content as document {failures[0][0]} (broken.json), which had failed: ingesting it again" in (
-        failures[1][1]
+    assert (
+        f"same content as document {failures[0][0]} (broken.json), which had failed: ingesting it again"
+        in (failures[1][1])
     )
     assert [d["status"] for d in listed(env, workspace)] == ["failed"]
 

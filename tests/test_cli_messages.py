@@ -164,9 +164,7 @@ def test_a_fresh_home_says_what_it_starts_and_its_worker_log_stays_quiet() -> No
 
 def document(status: str, progress: float, **over) -> DocumentRow:
     values = {"page_count": 3, "segment_count": 40, "error": None}
-    return DocumentRow(
-        "d1", "w1", "report.json", status, "docai/d1.json", progress=progress, **{**values, **over}
-    )
+    return DocumentRow("d1", "w1", "report.json", status, "docai/d1.json", progress=progress, **{**values, **over})
 
 
 @pytest.mark.parametrize(
