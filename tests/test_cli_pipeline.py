@@ -17,7 +17,10 @@ def test_ingest_then_ask(services, service_home, celery_worker, tmp_path) -> Non
     env = service_env(services, service_home)
     workspace = f"cli-{uuid.uuid4().hex[:8]}"
     document, _ = build_document(
-        [PageSpec(["The museum opened in 1932 in Lyon."]), PageSpec(["Its collection holds 4,500 paintings."])]
+        [
+            PageSpec(["The museum opened in 1932 in Lyon."]),
+            PageSpec(["The building has a cafe and a shop for visitors.", "Its collection holds 4,500 paintings."]),
+        ]
     )
     path = tmp_path / "museum.json"
     path.write_bytes(orjson.dumps(document))
@@ -35,7 +38,16 @@ def test_ingest_then_ask(services, service_home, celery_worker, tmp_path) -> Non
     assert answered.returncode == 0, answered.stderr
     lines = answered.stdout.splitlines()
     assert lines[0] == "Its collection holds 4,500 paintings [1]."
-    assert lines[2].startswith("[1] museum.json, page 2 (cited): Its collection holds 4,500 paintings.")
+    # Each citation: its page and the passage that backs it, not the segment's first words (issue 12).
+    assert lines[2] == "[1] museum.json, page 2 (cited): “Its collection holds 4,500 paintings.”"
+
+    streamed = run(env, "ask", "How many paintings does the collection hold?", "--workspace", workspace, "--stream")
+    assert streamed.returncode == 0, streamed.stderr
+    assert streamed.stdout.splitlines() == [
+        "Its collection holds 4,500 paintings [1].",  # printed from the message.delta that brought it
+        "",
+        "[1] museum.json, page 2 (cited): “Its collection holds 4,500 paintings.”",
+    ]
 
     as_json = run(env, "ask", "When did the museum open?", "--workspace", workspace, "--json")
     payload = orjson.loads(as_json.stdout)
@@ -66,3 +78,11 @@ def test_demo_says_where_its_answer_came_from(services, service_home, celery_wor
     assert any("61.4 gigawatt hours" in line for line in lines)
     assert lines[-2:] == ["", DEMO_ANSWERER_NOTE]
     assert "SEGCITE_LLM_PROVIDER=openai" in DEMO_ANSWERER_NOTE and "OPENAI_API_KEY" in DEMO_ANSWERER_NOTE
+
+
+def test_stream_and_json_together_are_refused(services, service_home) -> None:
+    result = run(service_env(services, service_home), "ask", "Anything?", "--stream", "--json")
+    assert (result.returncode, result.stderr.strip()) == (
+        2,
+        "error: --stream prints the answer as it comes; --json prints the payload once it is done",
+    )

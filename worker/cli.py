@@ -490,34 +490,46 @@ def _run_delete(settings: Settings, row, timeout: float) -> str | None:
     return None
 
 
-def _print_answer(store, message, as_json: bool) -> None:
+def _print_answer(store, message, as_json: bool, streamed: bool = False) -> None:
+    """The answer, then each citation with its page and the passage that backs it (its quote)."""
     import orjson
+
+    from worker.cli_text import citation_line
 
     if as_json:
         payload = {"content": message.content, "metadata": message.metadata}
         sys.stdout.buffer.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n")
         return
-    click.echo(message.content)
+    if not streamed:  # a streamed answer's sections are on the screen already, each with a blank line after it
+        click.echo(message.content)
     citations = message.metadata.get("citations", [])
-    if citations:
+    if citations and not streamed:
         click.echo("")
     names: dict[str, str] = {}
-    for c in citations:
-        if c["document_id"] not in names:
-            row = store.get_document(c["document_id"])
-            names[c["document_id"]] = row.filename if row else c["document_id"]
-        click.echo(
-            f"[{c['number']}] {names[c['document_id']]}, page {c['page_idx'] + 1} "
-            f"({c['citation_status']}): {c['snippet_preview']}"
-        )
+    for citation in citations:
+        if citation["document_id"] not in names:
+            row = store.get_document(citation["document_id"])
+            names[citation["document_id"]] = row.filename if row else citation["document_id"]
+        click.echo(citation_line(citation, names[citation["document_id"]]))
 
 
-def _ask(settings: Settings, services: Services, question: str, workspace: str, as_json: bool, timeout: float) -> bool:
+def _ask(
+    settings: Settings,
+    services: Services,
+    question: str,
+    workspace: str,
+    as_json: bool,
+    timeout: float,
+    stream: bool = False,
+) -> bool:
     from worker.app_actions import MESSAGE_DONE, WaitTimeout, ask, wait_for, workspace_id
     from worker.cli_text import answer_timeout_line
 
     with _store(settings, services) as store:
-        pending = ask(store, workspace_id(workspace), question)
+        workspace = workspace_id(workspace)
+        conversation = store.create_conversation(workspace)
+        streamed = stream and _follow_answer(store, services, (workspace, conversation), question, timeout)
+        pending = streamed or ask(store, workspace, question, conversation)
         try:
             message = wait_for(lambda: store.get_message(pending.id), lambda m: m.status in MESSAGE_DONE, timeout)
         except WaitTimeout as exc:
@@ -530,8 +542,32 @@ def _ask(settings: Settings, services: Services, question: str, workspace: str, 
         if message.status == "failed":
             click.echo(f"error: the answer failed: {message.error}", err=True)
             return False
-        _print_answer(store, message, as_json)
+        _print_answer(store, message, as_json, streamed=bool(streamed))
         return True
+
+
+def _follow_answer(store, services: Services, where: tuple[str, str], question: str, timeout: float):
+    """Ask, and print the answer's sections as the worker streams them; the pending message, or None when
+    this database's events cannot be followed from here (then the answer is printed when done)."""
+    import time
+
+    from worker.app_actions import ask
+    from worker.live_answer import Topic, can_follow, follow
+
+    if not can_follow(services.database_url):
+        click.echo("note: this database sends its events to Supabase Realtime; the answer shows when done", err=True)
+        return None
+    workspace, conversation = where
+    topic = Topic(services.database_url, f"conversation:{conversation}")
+    try:
+        pending = ask(store, workspace, question, conversation)
+        follow(topic, pending.id, time.monotonic() + timeout, lambda text: click.echo(f"{text}\n"))
+    except KeyboardInterrupt:
+        click.echo(f"\nstopped waiting; the answer is still being written (message {pending.id})", err=True)
+        sys.exit(INTERRUPTED)
+    finally:
+        topic.close()
+    return pending
 
 
 def _workers_answer() -> bool:
@@ -549,14 +585,18 @@ def _workers_answer() -> bool:
 @workspace_option
 @click.option("--json", "as_json", is_flag=True, help="Print the message payload (content + metadata) as JSON.")
 @click.option("--timeout", type=SECONDS, default=300, show_default=True, help="Seconds to wait for the answer.")
-def ask_command(question: str, workspace: str, as_json: bool, timeout: float) -> None:
-    """Ask a question about a workspace's documents and print the answer with its citations."""
+@click.option("--stream", is_flag=True, help="Print the answer's sections as they are written, then its citations.")
+def ask_command(question: str, workspace: str, as_json: bool, timeout: float, stream: bool) -> None:
+    """Ask a question about a workspace's documents and print the answer with its citations: for each, its page
+    and the passage that backs it."""
     if not question.strip():
         raise UserError("the question is empty")
+    if stream and as_json:
+        raise UserError("--stream prints the answer as it comes; --json prints the payload once it is done")
     settings = _settings()
     up = ensure_up(settings)
     _announce(up, settings)
-    if not _ask(settings, up.services, question, workspace, as_json, timeout):
+    if not _ask(settings, up.services, question, workspace, as_json, timeout, stream):
         sys.exit(1)
 
 

@@ -143,3 +143,16 @@ def document_json(row: DocumentRow) -> dict[str, Any]:
         "content_hash": row.content_hash,
         "updated_at": row.updated_at.isoformat() if row.updated_at else None,
     }
+
+
+QUOTE_CHARS = 200
+
+
+def citation_line(citation: dict[str, Any], filename: str) -> str:
+    """`[1] report.json, page 2 (cited): “the passage that backs it”`, with the citation's warning if any."""
+    quote = " ".join(((citation.get("quote") or {}).get("text") or citation.get("snippet_preview") or "").split())
+    if len(quote) > QUOTE_CHARS:
+        quote = quote[: QUOTE_CHARS - 1].rsplit(" ", 1)[0] + "…"
+    warning = f" [warning: {citation['warning']}]" if citation.get("warning") else ""
+    where = f"{filename}, page {citation['page_idx'] + 1} ({citation['citation_status']})"
+    return f"[{citation['number']}] {where}: “{quote}”{warning}"
