@@ -1,19 +1,23 @@
 """Answer quality on many real documents, through the `segcite` CLI as a user would run it.
 
-    python bench/bench_answers.py [--questions bench/answers_questions.json] [--out results.json] [--verbose]
+    python bench/bench_answers.py [--questions FILE [FILE ...]] [--out results.json] [--verbose]
 
 Ingests every fixture of ../shared/fixtures/docai and ../shared/fixtures/docai-real that must ingest (per its
 manifest; the `document` of a `WRAPPED_` ProcessResponse; a folder of shards is one document) into ONE workspace,
 on the embedded services (a fresh SEGCITE_HOME under /tmp, no REDIS_URL / DATABASE_URL), asks each question of
-the question file with `segcite ask --json`, then stops the services (`segcite down`). Only the CLI's public
-behaviour is used: the page of a context segment comes from `segcite segments` of the same file.
+each question file (default: bench/answers_questions.json; bench/answers_heldout.json is the held-out set, never
+tuned on) with `segcite ask --json`, then stops the services (`segcite down`). Several files share one ingest and
+are reported one by one. Only the CLI's public behaviour is used: the page and text of a context segment come from
+`segcite segments` of the same file.
 
 Reports (issue 14's targets in brackets):
 - retrieval recall: the answer's page is among the pages of `metadata.context_ids` [>= 90%];
 - answer accuracy: every expected value is in the answer's content, normalized [>= 75%];
 - citation precision: citations on a page that holds the answer, over all citations [>= 90%];
 - "not found": questions no document answers that got no citation [>= 6 of 7];
-- median latency of one `segcite ask` command [no worse than ~2 s].
+- median latency of one `segcite ask` command [no worse than ~2 s];
+- the offline answerer's own time per question (`query.extractive_sections` in this process, on the context the
+  worker retrieved for it): median and max.
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+
+from query.extractive import extractive_sections
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO.parent / "shared" / "fixtures"
@@ -67,6 +73,7 @@ class Workspace:
     names: dict[str, str] = field(default_factory=dict)  # document id -> file name
     pages: dict[str, int] = field(default_factory=dict)  # segment id -> page
     texts: dict[str, str] = field(default_factory=dict)  # segment id -> text
+    rows: dict[str, dict[str, Any]] = field(default_factory=dict)  # segment id -> its `segcite segments` line
     failed: dict[str, str] = field(default_factory=dict)  # file name -> error line
 
     def where(self, segment_id: str) -> tuple[str, int] | None:
@@ -142,6 +149,7 @@ def ingest_all(paths: list[Path], home: Path) -> Workspace:
             row = orjson.loads(line)
             workspace.pages[row["segment_id"]] = row["page_idx"]
             workspace.texts[row["segment_id"]] = row["text"]
+            workspace.rows[row["segment_id"]] = row
     return workspace
 
 
@@ -212,6 +220,8 @@ class Outcome:
     citations: list[tuple[str, int] | None] = field(default_factory=list)
     good_citations: int = 0
     context_documents: list[str] = field(default_factory=list)
+    answerer_seconds: float | None = None  # extractive_sections alone, on the same context, in this process
+    sections: list[dict[str, Any]] = field(default_factory=list)  # text, status, error: why a citation is there
 
 
 def score(q: Question, payload: dict[str, Any] | None, seconds: float, error: str, ws: Workspace) -> Outcome:
@@ -230,6 +240,13 @@ def score(q: Question, payload: dict[str, Any] | None, seconds: float, error: st
     outcome.citations = [ws.where(c["segment_id"]) for c in metadata.get("citations", [])]
     outcome.good_citations = sum(on_source(place, q.sources) for place in outcome.citations)
     outcome.correct = holds_all(payload["content"], q.values) if q.answerable else not outcome.citations
+    outcome.sections = [
+        {k: s.get(k) for k in ("text", "source_ids", "citation_status", "citation_error")} for s in metadata["sections"]
+    ]
+    context_rows = [ws.rows[i] for i in metadata.get("context_ids", []) if i in ws.rows]
+    start = time.perf_counter()
+    extractive_sections(q.text, context_rows)
+    outcome.answerer_seconds = time.perf_counter() - start
     return outcome
 
 
@@ -253,6 +270,7 @@ def report(outcomes: list[Outcome], ws: Workspace, verbose: bool) -> dict[str, A
     total_slots = sum(slots.values())
     seconds = sorted(o.seconds for o in outcomes)
     lengths = [len(o.content) for o in answerable if o.content]
+    answerer = sorted(o.answerer_seconds for o in outcomes if o.answerer_seconds is not None)
     summary = {
         "documents_ingested": len(ws.names),
         "documents_failed": ws.failed,
@@ -267,6 +285,8 @@ def report(outcomes: list[Outcome], ws: Workspace, verbose: bool) -> dict[str, A
         "latency_median_s": round(statistics.median(seconds), 3),
         "latency_p90_s": round(seconds[int(0.9 * (len(seconds) - 1))], 3),
         "answer_chars_median": statistics.median(lengths) if lengths else 0,
+        "answerer_ms_median": round(1000 * statistics.median(answerer), 2) if answerer else None,
+        "answerer_ms_max": round(1000 * answerer[-1], 2) if answerer else None,
         "context_share_top3": [
             [name, round(count / total_slots, 3)] for name, count in sorted(slots.items(), key=lambda x: -x[1])[:3]
         ],
@@ -288,6 +308,11 @@ def report(outcomes: list[Outcome], ws: Workspace, verbose: bool) -> dict[str, A
         f"ask latency:                 median {summary['latency_median_s']:.2f} s, p90 {summary['latency_p90_s']:.2f} s"
     )
     print(f"answer length (chars):       median {summary['answer_chars_median']}")
+    if answerer:
+        print(
+            f"offline answerer alone:      median {summary['answerer_ms_median']} ms, "
+            f"max {summary['answerer_ms_max']} ms per question"
+        )
     shares = ", ".join(f"{name} {100 * share:.0f}%" for name, share in summary["context_share_top3"])
     print(f"largest shares of context slots: {shares}")
     if summary["errors"]:
@@ -295,17 +320,36 @@ def report(outcomes: list[Outcome], ws: Workspace, verbose: bool) -> dict[str, A
     return summary
 
 
+def ask_all(questions: list[Question], ws: Workspace, home: Path, verbose: bool) -> dict[str, Any]:
+    outcomes = [score(q, *ask(q.text, home), ws) for q in questions]
+    summary = report(outcomes, ws, verbose)
+    rows = [
+        {
+            "id": o.question.id,
+            "correct": o.correct,
+            "recalled": o.recalled,
+            "seconds": round(o.seconds, 3),
+            "content": o.content,
+            "citations": o.citations,
+            "sections": o.sections,
+            "error": o.error,
+        }
+        for o in outcomes
+    ]
+    return {"summary": summary, "questions": rows}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--questions", type=Path, default=REPO / "bench" / "answers_questions.json")
-    parser.add_argument("--out", type=Path, help="write the summary and per-question outcomes as JSON here")
+    parser.add_argument("--questions", type=Path, nargs="+", default=[REPO / "bench" / "answers_questions.json"])
+    parser.add_argument("--out", type=Path, help="write each set's summary and per-question outcomes as JSON here")
     parser.add_argument("--verbose", action="store_true", help="one line per question")
     parser.add_argument("--keep", action="store_true", help="leave the services running and the home in place")
     args = parser.parse_args()
     if not (FIXTURES / "docai-real" / "manifest.json").is_file():
         print(f"skipped: the Document AI fixtures are not at {FIXTURES} (they live in ../shared, outside the repo)")
         return
-    questions = load_questions(args.questions)
+    question_sets = {path.name: load_questions(path) for path in args.questions}
     home = Path(tempfile.mkdtemp(prefix="sc-ans-", dir="/tmp"))  # short: unix socket paths are limited
     staging = home / "inputs"
     staging.mkdir()
@@ -313,24 +357,14 @@ def main() -> None:
         start = time.perf_counter()
         ws = ingest_all(fixture_inputs(staging), home)
         print(f"ingest: {len(ws.names)} documents, {len(ws.pages)} segments in {time.perf_counter() - start:.0f} s")
-        for problem in check_question_set(questions, ws):
-            print(f"question set: {problem}")
-        outcomes = [score(q, *ask(q.text, home), ws) for q in questions]
-        summary = report(outcomes, ws, args.verbose)
+        results = {}
+        for name, questions in question_sets.items():
+            print(f"\n== {name}: {len(questions)} questions")
+            for problem in check_question_set(questions, ws):
+                print(f"question set: {problem}")
+            results[name] = ask_all(questions, ws, home, args.verbose)
         if args.out:
-            rows = [
-                {
-                    "id": o.question.id,
-                    "correct": o.correct,
-                    "recalled": o.recalled,
-                    "seconds": round(o.seconds, 3),
-                    "content": o.content,
-                    "citations": o.citations,
-                    "error": o.error,
-                }
-                for o in outcomes
-            ]
-            args.out.write_bytes(orjson.dumps({"summary": summary, "questions": rows}, option=orjson.OPT_INDENT_2))
+            args.out.write_bytes(orjson.dumps(results, option=orjson.OPT_INDENT_2))
     finally:
         if not args.keep:
             down = segcite(["down"], home)
