@@ -1,6 +1,7 @@
 """Answer quality on many real documents, through the `segcite` CLI as a user would run it.
 
     python bench/bench_answers.py [--questions FILE [FILE ...]] [--out results.json] [--verbose]
+    python bench/bench_answers.py --replay results.json [--questions FILE [FILE ...]] [--verbose]
 
 Ingests every fixture of ../shared/fixtures/docai and ../shared/fixtures/docai-real that must ingest (per its
 manifest; the `document` of a `WRAPPED_` ProcessResponse; a folder of shards is one document) into ONE workspace,
@@ -9,6 +10,11 @@ each question file (default: bench/answers_questions.json; bench/answers_heldout
 tuned on) with `segcite ask --json`, then stops the services (`segcite down`). Several files share one ingest and
 are reported one by one. Only the CLI's public behaviour is used: the page and text of a context segment come from
 `segcite segments` of the same file.
+
+`--replay` re-answers the questions offline, in seconds, on the contexts a previous run's `--out` recorded (the
+`extractive` answerer, then `query.build_answer` with the recorded segments as the workspace): a quick check of a
+change to the answerer or the resolution path, not a measurement (retrieval is not rerun, the workspace tier of the
+fallback is an in-memory index instead of the database's full-text search, and no latency is measured).
 
 Reports (issue 14's targets in brackets):
 - retrieval recall: the answer's page is among the pages of `metadata.context_ids` [>= 90%];
@@ -38,7 +44,8 @@ from typing import Any
 
 import orjson
 
-from query.extractive import extractive_sections
+from query import build_answer
+from query.extractive import extractive_answer, extractive_sections
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO.parent / "shared" / "fixtures"
@@ -220,6 +227,7 @@ class Outcome:
     citations: list[tuple[str, int] | None] = field(default_factory=list)
     good_citations: int = 0
     context_documents: list[str] = field(default_factory=list)
+    context_ids: list[str] = field(default_factory=list)
     answerer_seconds: float | None = None  # extractive_sections alone, on the same context, in this process
     sections: list[dict[str, Any]] = field(default_factory=list)  # text, status, error: why a citation is there
 
@@ -237,6 +245,7 @@ def score(q: Question, payload: dict[str, Any] | None, seconds: float, error: st
     outcome.segment_recalled = q.answerable and all(
         any(holds(text, alt) for text in on_page for alt in item) for item in q.values
     )
+    outcome.context_ids = metadata.get("context_ids", [])
     outcome.citations = [ws.where(c["segment_id"]) for c in metadata.get("citations", [])]
     outcome.good_citations = sum(on_source(place, q.sources) for place in outcome.citations)
     outcome.correct = holds_all(payload["content"], q.values) if q.answerable else not outcome.citations
@@ -304,9 +313,11 @@ def report(outcomes: list[Outcome], ws: Workspace, verbose: bool) -> dict[str, A
     print(f"citation precision (all):    {percent(*summary['citation_precision'])}   [target >= 90%]")
     print(f"citation precision (answerable questions): {percent(*summary['citation_precision_answerable'])}")
     print(f"'not found' handled:         {summary['not_found_handled'][0]} of {summary['not_found_handled'][1]}")
-    print(
-        f"ask latency:                 median {summary['latency_median_s']:.2f} s, p90 {summary['latency_p90_s']:.2f} s"
-    )
+    if seconds[-1]:  # a replay measures no latency
+        print(
+            f"ask latency:                 median {summary['latency_median_s']:.2f} s, "
+            f"p90 {summary['latency_p90_s']:.2f} s"
+        )
     print(f"answer length (chars):       median {summary['answer_chars_median']}")
     if answerer:
         print(
@@ -332,11 +343,30 @@ def ask_all(questions: list[Question], ws: Workspace, home: Path, verbose: bool)
             "content": o.content,
             "citations": o.citations,
             "sections": o.sections,
+            "context_ids": o.context_ids,
             "error": o.error,
         }
         for o in outcomes
     ]
     return {"summary": summary, "questions": rows}
+
+
+def replay(recorded: Path, question_sets: dict[str, list[Question]], verbose: bool) -> None:
+    """Answer each question again, in this process, on the context a run recorded for it."""
+    data = orjson.loads(recorded.read_bytes())
+    ws = Workspace(names=data["workspace"]["names"], rows=data["workspace"]["rows"])
+    for segment_id, row in ws.rows.items():
+        ws.pages[segment_id], ws.texts[segment_id] = row["page_idx"], row["text"]
+    contexts = {row["id"]: row["context_ids"] for name in question_sets for row in data[name]["questions"]}
+    for name, questions in question_sets.items():
+        print(f"\n== {name}: {len(questions)} questions (replayed on recorded contexts)")
+        outcomes = []
+        for q in questions:
+            context = [ws.rows[i] for i in contexts[q.id]]
+            payload = build_answer(extractive_answer(q.text, context), context=context, workspace=ws.rows)
+            payload["metadata"]["context_ids"] = contexts[q.id]
+            outcomes.append(score(q, payload, 0.0, "", ws))
+        report(outcomes, ws, verbose)
 
 
 def main() -> None:
@@ -345,7 +375,11 @@ def main() -> None:
     parser.add_argument("--out", type=Path, help="write each set's summary and per-question outcomes as JSON here")
     parser.add_argument("--verbose", action="store_true", help="one line per question")
     parser.add_argument("--keep", action="store_true", help="leave the services running and the home in place")
+    parser.add_argument("--replay", type=Path, help="re-answer offline on the contexts this --out file recorded")
     args = parser.parse_args()
+    if args.replay:
+        replay(args.replay, {path.name: load_questions(path) for path in args.questions}, args.verbose)
+        return
     if not (FIXTURES / "docai-real" / "manifest.json").is_file():
         print(f"skipped: the Document AI fixtures are not at {FIXTURES} (they live in ../shared, outside the repo)")
         return
@@ -364,6 +398,7 @@ def main() -> None:
                 print(f"question set: {problem}")
             results[name] = ask_all(questions, ws, home, args.verbose)
         if args.out:
+            results["workspace"] = {"names": ws.names, "rows": ws.rows}  # what --replay needs
             args.out.write_bytes(orjson.dumps(results, option=orjson.OPT_INDENT_2))
     finally:
         if not args.keep:
