@@ -90,11 +90,7 @@ def test_a_label_line_and_the_value_under_it_are_one_answer():
 
 def test_when_wants_a_date_and_which_law_the_clause():
     assert extractive_sections("When was the license agreement made?", CONTRACT) == [
-        {
-            "text": 'This License Agreement (the "Agreement") is made on August 6, 2015 by and between Cymbal Inc. '
-            "and B-Cafetal, Inc.",
-            "source_ids": ["con:0"],
-        }
+        {"text": 'This License Agreement (the "Agreement") is made on August 6, 2015', "source_ids": ["con:0"]}
     ]
     assert extractive_sections("Which law governs the license agreement?", CONTRACT) == [
         {
