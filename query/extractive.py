@@ -120,7 +120,7 @@ def candidate_texts(lines: list[str]) -> list[tuple[str, str]]:
             continue  # the end of a sentence, not a label
         if _labels(line, below) and not _labels(previous, line):  # in a run of labels, values are out of step
             texts.append((f"{line} {below}", ""))
-        elif _names_a_value(line) and _is_value(below):
+        elif _is_value(below) and _names_a_value(line):
             texts.append((f"{line}: {below}", ""))
         elif line.endswith(":") and any(c.isdigit() for c in line):
             texts.append((line, ""))
@@ -141,8 +141,9 @@ def _labels(line: str, below: str) -> bool:
 
 def _names_a_value(line: str) -> bool:
     """A short line of words, no value of its own: "AMOUNT DUE", "CUSTOMER SERVICE 24 HOURS A DAY"."""
-    letters = sum(c.isalpha() for c in line)
-    return bool(_LABEL_LINE.match(line)) and len(line.split()) <= 8 and letters >= 2 * sum(c.isdigit() for c in line)
+    if not _LABEL_LINE.match(line) or len(line.split()) > 8:
+        return False
+    return sum(map(str.isalpha, line)) >= 2 * sum(map(str.isdigit, line))
 
 
 def _is_value(line: str) -> bool:
@@ -222,9 +223,10 @@ class _Judge:
         return max(scored, key=lambda s: (s.score, -s.candidate.order))
 
     def score(self, part: Part, candidate: Candidate) -> Choice | None:
-        whole = self.words(f"{candidate.text}\n{candidate.header}")
+        if not self.asks_here(part, candidate, self.words(f"{candidate.text}\n{candidate.header}")):
+            return None
         values = value_spans(part.kind, candidate.text, self.known, {c.word for c in part.focus})
-        if not values or not self.asks_here(part, candidate, whole):
+        if not values:
             return None
         # a row is copied whole; an untyped answer has no value to cut the sentence to
         cut = not candidate.row and part.kind is not Kind.ANY

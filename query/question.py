@@ -10,6 +10,7 @@ the subtotal and the tax …?" asks for two things, one part each.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from enum import Enum
@@ -129,6 +130,7 @@ _ASKS = [
 ]
 
 
+@functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A light stemmer: "invoiced"/"invoices" -> "invoic", "shipped"/"shipment" -> "ship", "expiration"/"expire"/
     "expiry" -> "expir", "communicated"/"communication" -> "communic"; "licensor" and "licensee" stay apart."""
