@@ -24,7 +24,8 @@ from typing import Any
 import orjson
 
 from ingest import Segment
-from query.markers import split_sentences
+from query.candidates import Candidate, candidates_of, label_of
+from query.clause import answering_clause
 from query.model import as_segments
 from query.question import Clue, Kind, Part, Question, Words, read_question, words_of
 from query.values import Span, is_money, value_spans
@@ -41,31 +42,13 @@ UNTYPED_BAR = 0.6  # without a kind of value to look for ("what medication…"),
 LABEL_BONUS = 0.1  # the focus is the value's label ("Tax | $140.00", "DOB: 09/04/1986"), not only in its sentence
 UNIT_BONUS = 0.1  # an amount question prefers "$140.00" or "1.5%" to a bare count, a rate question "10%"
 PERCENT_WORDS = frozenset({"rate", "percentage", "percent"})
-GENERIC_BY_VALUE = 0.5
+GENERIC_BY_VALUE = 0.75  # a generic focus word ("weight") held by the value only, not written: "17 WGT: 150 lb" wins
 ROLE_WEIGHT = 2.0  # "addressed to": the label "TO:" names the party more surely than the verb does
 LONG_CHARS, LENGTH_PENALTY = 60, 0.0015  # per character past LONG_CHARS: the shorter of two equal answers
 RANK_PENALTY = 0.002  # per place down the context: retrieval's order breaks ties
 SHAPES = (Kind.PHONE, Kind.EMAIL)  # kinds a value's shape alone identifies
-SHORT_LINE = 60  # characters: a line this short, with no label of its own, is labelled by the line above it
-TRIM_ABOVE = 80  # characters: a longer sentence is cut down to the clause holding the focus and the value
-# Characters a cut may extend by: to the sentence's start, to the clause's end, to a closing bracket or quote, to a
-# name just before the focus.
-LEAD_IN, RUN_ON, CLOSE_WITHIN, NAME_BEFORE = 60, 20, 60, 16
 
-_LABEL_LINE = re.compile(r"^[^|:.!?]{2,60}$")  # "AMOUNT DUE", "CUSTOMER SERVICE 24 HOURS A DAY": a label, no value
-_LABELLED = re.compile(r"^[^:]{1,40}:(?:\s|$)")  # "Phone #: (906) …", "Marital Status:": a line with its label
-_MONTH_START = re.compile(r"^(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b", re.IGNORECASE)
 _WORD = re.compile(r"\w+")
-_FUNCTION_ENDS = frozenset("a an the and or of to in on at by for with from that which who as".split())
-
-
-@dataclass(frozen=True)
-class Candidate:
-    text: str
-    segment: Segment
-    order: int  # the segment's place in the context
-    row: bool = False  # a table's row: copied whole, labelled by its first cell
-    header: str = ""  # text that labels it without being copied: a table's header row
 
 
 @dataclass(frozen=True)
@@ -94,102 +77,6 @@ def extractive_sections(question: str, context: Iterable[Segment | Mapping[str, 
     if not chosen:
         return [{"text": NOT_FOUND, "source_ids": []}]
     return [{"text": c.text, "source_ids": [c.candidate.segment.segment_id]} for c in chosen]
-
-
-# --- candidates -------------------------------------------------------------------------------------------
-
-
-def candidates_of(segment: Segment, order: int) -> list[Candidate]:
-    lines = [" ".join(line.split()) for line in segment.text.splitlines()]
-    lines = [line for line in lines if line]
-    if segment.kind == "table" or (lines and all(" | " in line or line.endswith("|") for line in lines)):
-        header = lines[0] if segment.kind == "table" else ""
-        return [Candidate(row, segment, order, True, header) for row in filter(None, map(_row, lines))]
-    return [Candidate(text, segment, order, False, header) for text, header in candidate_texts(lines)]
-
-
-def candidate_texts(lines: list[str]) -> list[tuple[str, str]]:
-    """What could be copied from a segment's lines, each with the text that labels it without being copied:
-    `label: value` pairs (a label line and the value under it), lines that hold a value in their label
-    ("Tax (10%):"), and the sentences of prose (lines broken by the layout joined first); a short line of its own
-    ("user@companyabc.com") is labelled by the line above it ("FROM: Company ABC")."""
-    texts: list[tuple[str, str]] = []
-    width = max(map(len, lines), default=0)
-    for previous, line, below in zip(["", *lines[:-1]], lines, [*lines[1:], ""], strict=True):
-        if _runs_on(previous, line, width):
-            continue  # the end of a sentence, not a label
-        if _labels(line, below) and not _labels(previous, line):  # in a run of labels, values are out of step
-            texts.append((f"{line} {below}", ""))
-        elif _is_value(below) and _names_a_value(line):
-            texts.append((f"{line}: {below}", ""))
-        elif line.endswith(":") and any(c.isdigit() for c in line):
-            texts.append((line, ""))
-    for block, above in _prose_blocks(lines):
-        if len(block) > 160:
-            texts.extend((block[s:e], "") for s, e in split_sentences(block))
-        elif not block.endswith(":"):
-            texts.append((block, above if len(block) <= SHORT_LINE and ":" not in block else ""))
-    return texts
-
-
-def _labels(line: str, below: str) -> bool:
-    """`line` is a label ("Due Date:") and `below` its value: not a label, not labelled itself, short."""
-    if not line.endswith(":") or not below or len(below) > 80:
-        return False
-    return not _LABELLED.match(below) and not below.endswith(":")
-
-
-def _names_a_value(line: str) -> bool:
-    """A short line of words, no value of its own: "AMOUNT DUE", "CUSTOMER SERVICE 24 HOURS A DAY"."""
-    if not _LABEL_LINE.match(line) or len(line.split()) > 8:
-        return False
-    return sum(map(str.isalpha, line)) >= 2 * sum(map(str.isdigit, line))
-
-
-def _is_value(line: str) -> bool:
-    """A short line that starts with a value and has no label of its own: "$148.89", "May 17 2018",
-    "1-800-251-7234, toll-free" (not "Facture du 11/12/2022" or "Page 1/1")."""
-    if not (0 < len(line) <= 40 and ":" not in line and any(c.isdigit() for c in line)):
-        return False
-    first = line.split()[0]
-    return any(c.isdigit() for c in first) or first[0] in "$€£¥(+-" or _MONTH_START.match(first) is not None
-
-
-def _row(line: str) -> str:
-    return " | ".join(cell.strip() for cell in line.split("|") if cell.strip())
-
-
-def _prose_blocks(lines: list[str]) -> list[tuple[str, str]]:
-    """Lines joined where one runs on into the next (prose wrapped by the page's layout), each with the block above
-    it when that is one short line (a label, not the end of a sentence)."""
-    width = max(map(len, lines), default=0)
-    blocks: list[tuple[str, str]] = []
-    previous = ""
-    for line in lines:
-        if blocks and _runs_on(previous, line, width):
-            blocks[-1] = (f"{blocks[-1][0]} {line}", blocks[-1][1])
-        else:
-            above = blocks[-1][0] if blocks and blocks[-1][0] == previous and len(previous) <= SHORT_LINE else ""
-            blocks.append((line, above))
-        previous = line
-    return blocks
-
-
-def _runs_on(previous: str, line: str, width: int) -> bool:
-    """`previous` goes on in `line`: it ends on a word that cannot end a sentence ("…, Licensee and"), or it is
-    about as wide as the widest line and ends neither a sentence nor a label, and `line` is not a `label: value`."""
-    last = previous.rsplit(" ", 1)[-1].casefold()
-    if len(previous) >= 40 and last in _FUNCTION_ENDS:
-        return True
-    return (
-        len(previous) >= max(40, 0.6 * width)
-        and not previous.endswith((".", ":", ";", "!", "?"))
-        and not _LABELLED.match(previous)
-        and not _LABELLED.match(line)
-    )
-
-
-# --- judging ----------------------------------------------------------------------------------------------
 
 
 class _Judge:
@@ -230,12 +117,12 @@ class _Judge:
             return None
         # a row is copied whole; an untyped answer has no value to cut the sentence to
         cut = not candidate.row and part.kind is not Kind.ANY
-        text = _cut(candidate.text, self.anchors(part, candidate), values) if cut else candidate.text
+        text = answering_clause(candidate.text, self.anchors(part, candidate), values) if cut else candidate.text
         words = self.words(f"{text}\n{candidate.header}")
         names = self.names_share(candidate, words)
         if names is None:
             return None  # nothing the question names is in this candidate's document
-        label = self.words(_label(text, candidate.row))
+        label = self.words(label_of(text, candidate.row))
         counts = [(FOCUS_WEIGHT, self.focus_share(part, words, label))]
         counts += [(self.names_weight, names)] if self.asked.names else []
         clues = [c for c in self.asked.clues if c not in part.focus]
@@ -254,7 +141,7 @@ class _Judge:
         question, or a value of a kind its shape tells (a phone number)."""
         specific = [c for c in part.focus if c.word not in part.generic]
         if specific:
-            label = self.words(_label(candidate.text, candidate.row))
+            label = self.words(label_of(candidate.text, candidate.row))
             return any(words.holds(c) for c in specific) or self.has_role(part, label)
         if any(words.holds(c) for c in part.focus) or part.kind in SHAPES:
             return True
@@ -284,8 +171,7 @@ class _Judge:
         telling = [c for c in part.focus if part.kind not in SHAPES or c.word not in part.generic]
         if any(label.holds(c) for c in telling) or self.has_role(part, label):
             return True
-        specific = [c for c in part.focus if c.word not in part.generic]
-        return not specific and any(label.holds(c) for c in self.asked.clues)
+        return part.kind in SHAPES and any(label.holds(c) for c in self.asked.clues)
 
     def in_unit(self, part: Part, text: str) -> bool:
         """An amount in money or a percentage, a rate as a percentage: "$140.00" rather than a bare count."""
@@ -355,79 +241,3 @@ def _telling(name: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(w for w in name if len(w) > 1) or name
 
 
-def _label(text: str, row: bool) -> str:
-    """The part of a candidate that names its value: a row's first cell, the text before a `label:`'s colon."""
-    if row:
-        return text.split(" | ", 1)[0]
-    head, colon, _ = text.partition(":")
-    return head if colon and len(head) <= 50 else ""
-
-
-def _cut(text: str, anchors: list[Span], values: list[Span]) -> str:
-    """The clause of a long sentence, or the pair of a line of several `label: value` pairs, that holds the focus
-    and the value nearest it (a value after its label is nearer than one before): "Communicated January 17, 1929",
-    "Phone #: (906) 917-3486", 'Cymbal Inc. (the "Licensor," or "Cymbal")'."""
-    if not anchors or (len(text) <= TRIM_ABOVE and text.count(": ") < 2):
-        return text
-    pairs = [(a, v) for a in anchors for v in values if _may_answer(text, a, v)]
-    if not pairs:
-        return text
-    anchor, value = min(pairs, key=lambda p: _distance(*p))
-    start, end = min(anchor[0], value[0]), max(anchor[1], value[1])
-    start = _reach_back(text, start, anchors, LEAD_IN)  # "retain disaster-related information … 5 years"
-    if not _is_label(text, anchor):  # a label's value follows it: "City: Towaco", not "Barney Lane City: Towaco"
-        start = _reach_back(text, start, values, NAME_BEFORE)  # 'Cymbal Inc. (the "Licensor," or "Cymbal")'
-    if len(text[:start]) <= LEAD_IN and ":" not in text[:start]:
-        start = 0  # the sentence's own beginning: 'This License Agreement (the "Agreement") is made on …'
-    start, end = _opened(text, start, end), _closed(text, start, end)
-    after = re.match(r"[^,;:()\"“”]*", text[end:]).group()
-    if len(after) <= RUN_ON and (end + len(after) == len(text) or text[end + len(after)] in ",;(\"“"):
-        end = _closed(text, start, end + len(after))  # to the clause's end: "five (5) year terms"
-    return text[start:end].strip(" ,;")
-
-
-def _may_answer(text: str, anchor: Span, value: Span) -> bool:
-    """The value does not overlap the anchor, and follows it when the anchor is a label ("City: Towaco")."""
-    if value[0] < anchor[1] and anchor[0] < value[1]:
-        return False
-    return value[0] >= anchor[1] or not _is_label(text, anchor)
-
-
-def _is_label(text: str, anchor: Span) -> bool:
-    return re.match(r"\s*#?:", text[anchor[1] :]) is not None
-
-
-def _distance(anchor: Span, value: Span) -> tuple[int, int]:
-    """Characters between an anchor and a value; a value before its anchor is twice as far (on a tie, farther)."""
-    if value[0] >= anchor[1]:
-        return value[0] - anchor[1], 0
-    return 2 * (anchor[0] - value[1]), 1
-
-
-def _reach_back(text: str, start: int, spans: list[Span], within: int) -> int:
-    """`start` moved back to the first span that ends at most `within` characters before it, no label between."""
-    near = [s for s, e in spans if e <= start and start - e <= within and ":" not in text[e:start]]
-    return min(near, default=start)
-
-
-def _opened(text: str, start: int, end: int) -> int:
-    """`start` moved back before the bracket the span closes, and the word before it: "thirty (30) days"."""
-    if text[start:end].count(")") > text[start:end].count("("):
-        found = text.rfind("(", max(0, start - CLOSE_WITHIN), start)
-        if found >= 0:
-            before = re.search(r"\w+\s*$", text[:found])
-            start = before.start() if before else found
-    return start
-
-
-def _closed(text: str, start: int, end: int) -> int:
-    """`end` moved past the bracket or quote the span opens (within CLOSE_WITHIN characters)."""
-    span = text[start:end]
-    for opening, closing in (("(", ")"), ("“", "”")):
-        if span.count(opening) > span.count(closing):
-            found = text.find(closing, end, end + CLOSE_WITHIN)
-            end = found + 1 if found >= 0 else end
-    if text[start:end].count('"') % 2:
-        found = text.find('"', end, end + CLOSE_WITHIN)
-        end = found + 1 if found >= 0 else end
-    return end
