@@ -47,10 +47,10 @@ def candidate_texts(lines: list[str]) -> list[tuple[str, str]]:
     for previous, line, below, next_ in zip(["", *lines[:-1]], lines, [*lines[1:], ""], after, strict=True):
         if _runs_on(previous, line, width):
             continue  # the end of a sentence, not a label
-        # a run of labels over a run of values is a table read column by column: values out of step with labels
-        if _labels(line, below) and not (previous.endswith(":") and _is_value(next_)):
+        in_step = _in_step(previous, next_)
+        if _labels(line, below) and in_step:
             texts.append((f"{line} {below}", ""))
-        elif _is_value(below) and _names_a_value(line):
+        elif _is_value(below) and _names_a_value(line) and in_step:
             texts.append((f"{line}: {below}", ""))
         elif line.endswith(":") and any(c.isdigit() for c in line):
             texts.append((line, ""))
@@ -91,20 +91,26 @@ def _row(line: str) -> str:
 
 def _prose_blocks(lines: list[str]) -> list[tuple[str, str]]:
     """Lines joined where one runs on into the next (prose wrapped by the page's layout), each with the block above
-    it when that is one short line (a label, not the end of a sentence)."""
+    it when that is one short line in step with it (a label, not the end of a sentence)."""
     width = max(map(len, lines), default=0)
     blocks: list[tuple[str, str]] = []
-    previous = ""
-    for line in lines:
+    for i, line in enumerate(lines):
+        previous = lines[i - 1] if i else ""
         if blocks and _runs_on(previous, line, width):
             blocks[-1] = (f"{blocks[-1][0]} {line}", blocks[-1][1])
-        else:
-            # (a label ending in a colon was paired with its value above, unless it stands in a run of labels)
-            labels = blocks and blocks[-1][0] == previous and len(previous) <= SHORT_LINE and previous[-1:] != ":"
-            above = previous if labels else ""
-            blocks.append((line, above))
-        previous = line
+            continue
+        # (a label ending in a colon was paired with its value above, unless it stands in a run of labels)
+        labels = blocks and blocks[-1][0] == previous and len(previous) <= SHORT_LINE and previous[-1:] != ":"
+        before, below = lines[i - 2] if i > 1 else "", lines[i + 1] if i + 1 < len(lines) else ""
+        blocks.append((line, previous if labels and _in_step(before, below) else ""))
     return blocks
+
+
+def _in_step(before: str, after: str) -> bool:
+    """A label and the value under it, with `before` the line above the label and `after` the line under the
+    value: not in step when labels run over values (a table read column by column: "Payé / Total / 6,00€ /
+    3,50€" pairs nothing)."""
+    return not (_is_value(after) and (before.endswith(":") or _names_a_value(before)))
 
 
 def _runs_on(previous: str, line: str, width: int) -> bool:

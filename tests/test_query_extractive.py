@@ -245,6 +245,11 @@ PARTIES = Segment(
 )
 
 
+RECEIPT = Segment(
+    "rcpt", 0, 0, "paragraph", "REÇU\nEntrée plein tarif\nEntrée tarif réduit\nPayé\nTotal\n6,00€\n3,50€\n9,50€"
+)
+
+
 def test_the_row_named_by_the_question_answers_not_another_documents_row_with_the_asked_word():
     # "Cost" is the bill's row label; "Service B" names the invoice's row, whose price is the cost asked.
     assert extractive_sections("How much does Service B cost?", [USAGE, INVOICE]) == [
@@ -357,6 +362,8 @@ def test_a_rate_is_a_percentage():
     [
         # in a run of labels ("Shipping:", "Total:") the values below are out of step: $199.99 is not the total
         ("What is the total of the Google invoice?", [GOOGLE]),
+        # labels read column by column over their values: 6,00€ is not the total (the last value is)
+        ("What was the total paid?", [RECEIPT]),
         # nothing the question names is in the documents: the Acme invoice is not Company ABC's
         ("What is the balance due on the Acme Corp invoice?", [INVOICE_HEAD, INVOICE]),
         # the asked verb is nowhere ("prochaine facture" is French for it): no date is guessed
