@@ -3,103 +3,253 @@
 
 Tokens, symbols, page images and entities are never declared here, so msgspec skips them without building
 Python objects (design §3: orders of magnitude faster and smaller than `orjson.loads` on OCR output).
-Proto3 JSON comes as camelCase (the API, `to_json()`) or snake_case (`to_dict()`-style); the same structs
-are built twice, once per spelling. `strict=False` decoding accepts int64 fields written as strings.
+Proto3 JSON comes as camelCase (the API, `to_json()`) or snake_case (`to_dict()`-style, `type_`): every field
+whose two spellings differ is declared under both, and read through a property. One pass decodes either
+spelling; guessing the spelling first would cost a scan of the whole file. `strict=False` decoding accepts
+int64 fields written as strings.
 """
 
-# No `from __future__ import annotations`: the structs below are built inside a function and msgspec must
-# see their annotations as real types, not as strings to resolve in module globals.
-
-from dataclasses import dataclass
+from __future__ import annotations
 
 import msgspec
+from msgspec import Raw, Struct
+
+# An empty Raw means "absent" (msgspec has no `Raw | None`).
+NO_RAW = Raw()
 
 
-@dataclass(frozen=True)
-class Schema:
-    document: type
-    elements: msgspec.json.Decoder  # for `blocks` / `lines`, decoded only when a page has no paragraphs
-    bounding_poly: msgspec.json.Decoder
+class Base(Struct, gc=False):
+    """Decoded structs hold no reference cycles: untracked by the garbage collector, which would otherwise
+    walk the hundreds of thousands of them that a large OCR file gives (a third of the decoding time)."""
 
 
-def _build(rename: str | None) -> Schema:
-    class Base(msgspec.Struct, rename=rename):
-        pass
+class TextSegment(Base):
+    startIndex: int = 0  # proto3 leaves 0 out
+    endIndex: int = 0
+    start_index: int = 0
+    end_index: int = 0
 
-    class TextSegment(Base):
-        start_index: int = 0  # proto3 leaves 0 out
-        end_index: int = 0
+    @property
+    def start(self) -> int:
+        return self.startIndex or self.start_index
 
-    class TextAnchor(Base):
-        text_segments: list[TextSegment] = []
-
-    class Vertex(Base):
-        x: float = 0.0  # a (0, 0) vertex is written as {}
-        y: float = 0.0
-
-    class BoundingPoly(Base):
-        normalized_vertices: list[Vertex] = []
-        vertices: list[Vertex] = []
-
-    class Layout(Base):
-        text_anchor: TextAnchor | None = None
-        bounding_poly: msgspec.Raw = msgspec.Raw()  # decoded only for the elements a segment uses
-
-    class Element(Base):  # a block, paragraph, line or table cell
-        layout: Layout | None = None
-
-    class TableRow(Base):
-        cells: list[Element] = []
-
-    class Table(Base):
-        layout: Layout | None = None
-        header_rows: list[TableRow] = []
-        body_rows: list[TableRow] = []
-
-    class Dimension(Base):
-        width: float = 0.0
-        height: float = 0.0
-
-    class Page(Base):
-        page_number: int = 0
-        dimension: Dimension | None = None
-        layout: Layout | None = None
-        paragraphs: list[Element] = []
-        # Fallback sources, kept raw: most pages have paragraphs, and decoding all three levels triples the work.
-        blocks: msgspec.Raw = msgspec.Raw()
-        lines: msgspec.Raw = msgspec.Raw()
-        tables: list[Table] = []
-
-    class ShardInfo(Base):
-        shard_index: int = 0
-        shard_count: int = 0
-        text_offset: int = 0
-
-    class Document(Base):
-        text: str = ""
-        pages: list[Page] = []
-        shard_info: ShardInfo | None = None
-        # Kept raw, parsed only when present; an empty Raw means absent (msgspec has no `Raw | None`).
-        document_layout: msgspec.Raw = msgspec.Raw()
-        document: msgspec.Raw = msgspec.Raw()
-
-    return Schema(
-        document=Document,
-        elements=msgspec.json.Decoder(list[Element], strict=False),
-        bounding_poly=msgspec.json.Decoder(BoundingPoly, strict=False),
-    )
+    @property
+    def end(self) -> int:
+        return self.endIndex or self.end_index
 
 
-CAMEL = _build("camel")
-SNAKE = _build(None)
+class TextAnchor(Base):
+    textSegments: list[TextSegment] = []
+    text_segments: list[TextSegment] = []
 
-_SNAKE_MARKERS = (b'"text_anchor"', b'"page_number"', b'"shard_info"', b'"document_layout"')
-_CAMEL_MARKER = b'"textAnchor"'
+    @property
+    def segments(self) -> list[TextSegment]:
+        return self.textSegments or self.text_segments
 
 
-def schema_for_bytes(data: bytes) -> Schema:
-    """camelCase unless a snake_case-only key comes before the first `"textAnchor"` (memchr-fast searches;
-    a camelCase file stops the search early, after its `text`)."""
-    first_camel = data.find(_CAMEL_MARKER)
-    end = len(data) if first_camel < 0 else first_camel
-    return SNAKE if any(data.find(marker, 0, end) >= 0 for marker in _SNAKE_MARKERS) else CAMEL
+class Layout(Base):
+    textAnchor: TextAnchor | None = None
+    text_anchor: TextAnchor | None = None
+    # Boxes stay raw: decoded only for the elements a segment uses.
+    boundingPoly: Raw = NO_RAW
+    bounding_poly: Raw = NO_RAW
+
+    @property
+    def anchor(self) -> TextAnchor | None:
+        return self.textAnchor or self.text_anchor
+
+    @property
+    def poly(self) -> Raw:
+        return self.boundingPoly if len(self.boundingPoly) else self.bounding_poly
+
+
+class Element(Base):  # a block, paragraph, line or table cell
+    layout: Layout | None = None
+
+
+class TableRow(Base):
+    cells: list[Element] = []
+
+
+class Table(Base):
+    layout: Layout | None = None
+    headerRows: list[TableRow] = []
+    bodyRows: list[TableRow] = []
+    header_rows: list[TableRow] = []
+    body_rows: list[TableRow] = []
+
+    @property
+    def header(self) -> list[TableRow]:
+        return self.headerRows or self.header_rows
+
+    @property
+    def body(self) -> list[TableRow]:
+        return self.bodyRows or self.body_rows
+
+
+class Dimension(Base):
+    width: float = 0.0
+    height: float = 0.0
+
+
+class Page(Base):
+    pageNumber: int = 0
+    page_number: int = 0
+    dimension: Dimension | None = None
+    layout: Layout | None = None
+    paragraphs: list[Element] = []
+    # Lines give the segments their line geometry (design §3 `lines`) and are a fallback source of text.
+    lines: list[Element] = []
+    # Kept raw: most pages have paragraphs, and blocks are only a fallback source.
+    blocks: Raw = NO_RAW
+    tables: list[Table] = []
+
+    @property
+    def number(self) -> int:
+        return self.pageNumber or self.page_number
+
+
+class ShardInfo(Base):
+    shardIndex: int = 0
+    shardCount: int = 0
+    textOffset: int = 0
+    shard_index: int = 0
+    shard_count: int = 0
+    text_offset: int = 0
+
+    @property
+    def index(self) -> int:
+        return self.shardIndex or self.shard_index
+
+    @property
+    def count(self) -> int:
+        return self.shardCount or self.shard_count
+
+    @property
+    def offset(self) -> int:
+        return self.textOffset or self.text_offset
+
+
+# Layout Parser (`documentLayout`): a tree of blocks, text only.
+
+
+class PageSpan(Base):
+    pageStart: int = 0
+    page_start: int = 0
+
+    @property
+    def start(self) -> int:
+        return self.pageStart or self.page_start
+
+
+class TextBlock(Base):
+    text: str = ""
+    type: str = ""
+    type_: str = ""
+    blocks: list[Block] = []
+
+
+class TableCell(Base):
+    blocks: list[Block] = []
+
+
+class LayoutTableRow(Base):
+    cells: list[TableCell] = []
+
+
+class TableBlock(Base):
+    headerRows: list[LayoutTableRow] = []
+    bodyRows: list[LayoutTableRow] = []
+    header_rows: list[LayoutTableRow] = []
+    body_rows: list[LayoutTableRow] = []
+
+    @property
+    def header(self) -> list[LayoutTableRow]:
+        return self.headerRows or self.header_rows
+
+    @property
+    def body(self) -> list[LayoutTableRow]:
+        return self.bodyRows or self.body_rows
+
+
+class ListEntry(Base):
+    blocks: list[Block] = []
+
+
+class ListBlock(Base):
+    listEntries: list[ListEntry] = []
+    list_entries: list[ListEntry] = []
+
+    @property
+    def entries(self) -> list[ListEntry]:
+        return self.listEntries or self.list_entries
+
+
+class Block(Base):
+    textBlock: TextBlock | None = None
+    tableBlock: TableBlock | None = None
+    listBlock: ListBlock | None = None
+    pageSpan: PageSpan | None = None
+    text_block: TextBlock | None = None
+    table_block: TableBlock | None = None
+    list_block: ListBlock | None = None
+    page_span: PageSpan | None = None
+
+    @property
+    def text_part(self) -> TextBlock | None:
+        return self.textBlock or self.text_block
+
+    @property
+    def table_part(self) -> TableBlock | None:
+        return self.tableBlock or self.table_block
+
+    @property
+    def list_part(self) -> ListBlock | None:
+        return self.listBlock or self.list_block
+
+    @property
+    def span(self) -> PageSpan | None:
+        return self.pageSpan or self.page_span
+
+
+class DocumentLayout(Base):
+    blocks: list[Block] = []
+
+
+class Document(Base):
+    text: str = ""
+    pages: list[Page] = []
+    shardInfo: ShardInfo | None = None
+    shard_info: ShardInfo | None = None
+    documentLayout: DocumentLayout | None = None
+    document_layout: DocumentLayout | None = None
+    document: Raw = NO_RAW  # a ProcessResponse wrapper, recognized to say so
+
+    @property
+    def shard(self) -> ShardInfo | None:
+        return self.shardInfo or self.shard_info
+
+    @property
+    def layout_tree(self) -> DocumentLayout | None:
+        return self.documentLayout or self.document_layout
+
+
+class Vertex(Base):
+    x: float = 0.0  # a (0, 0) vertex is written as {}
+    y: float = 0.0
+
+
+class BoundingPoly(Base):
+    normalizedVertices: list[Vertex] = []
+    normalized_vertices: list[Vertex] = []
+    vertices: Raw = NO_RAW  # pixels: decoded only when a box has no normalized vertices
+
+    @property
+    def normalized(self) -> list[Vertex]:
+        return self.normalizedVertices or self.normalized_vertices
+
+
+DOCUMENT = msgspec.json.Decoder(Document, strict=False)
+ELEMENTS = msgspec.json.Decoder(list[Element], strict=False)  # `blocks`, decoded only when used
+BOUNDING_POLY = msgspec.json.Decoder(BoundingPoly, strict=False)
+VERTICES = msgspec.json.Decoder(list[Vertex], strict=False)

@@ -1,12 +1,19 @@
-"""Cutting text that is too long for one segment: at sentence boundaries, then words, then anywhere."""
+"""Cutting text that is too long for one segment: at sentence ends, then between words, then anywhere.
+
+Each cut is searched for backwards from the segment's size limit (a few C-level searches per segment, not a
+pass of Python per sentence or line), so splitting keeps pace with decoding on text-heavy inputs.
+"""
 
 from __future__ import annotations
 
 import re
 
-# A gap after terminal punctuation (and any closing quote or bracket), where a sentence ends.
-_SENTENCE_GAP = re.compile(r"(?<=[.!?…。])[\"'”’)\]]*\s+")
-_WHITESPACE = re.compile(r"\s+")
+# A sentence ends at terminal punctuation followed by its closing quotes and brackets, then whitespace:
+# `"…bees."` and `(See above.)` keep their closers (design §3).
+_SENTENCE_END = re.compile(r"[.!?…。！？][\"'”’»)\]}」』）]*(?=\s)")
+# Whitespace after a line break: a blank line or an indented one (searched from its `\n`, which is fast).
+_SPACE_AFTER_BREAK = re.compile(r"\n\s")
+_SPACES = (" ", "\n", "\t", "\r", "\u00a0")
 
 Span = tuple[int, int]
 
@@ -22,47 +29,54 @@ def trim(text: str, start: int = 0, end: int | None = None) -> Span:
 
 
 def split_spans(text: str, max_chars: int, start: int = 0, end: int | None = None) -> list[Span]:
-    """Spans of `text[start:end]`, each at most `max_chars` long and trimmed, that cover every
-    non-whitespace character exactly once, in order."""
+    """Trimmed spans of `text[start:end]`, each at most `max_chars` long, that cover every non-whitespace
+    character exactly once, in order; cut at the last sentence end that fits, else between words."""
     start, end = trim(text, start, end)
-    if end <= start:
-        return []
-    if end - start <= max_chars:
-        return [(start, end)]
-    return _pack(_units(text, start, end, max_chars), max_chars)
-
-
-def _cut(text: str, start: int, end: int, gap: re.Pattern[str]) -> list[Span]:
     spans: list[Span] = []
-    position = start
-    for match in gap.finditer(text, start, end):
-        if match.start() > position:
-            spans.append((position, match.start()))
-        position = match.end()
-    if position < end:
-        spans.append((position, end))
-    return [trim(text, s, e) for s, e in spans if trim(text, s, e)[1] > trim(text, s, e)[0]]
+    while end - start > max_chars:
+        cut = _sentence_cut(text, start, start + max_chars) or _word_cut(text, start, start + max_chars)
+        spans.append(trim(text, start, cut))
+        start = trim(text, cut, end)[0]
+    if end > start:
+        spans.append((start, end))
+    return spans
 
 
-def _units(text: str, start: int, end: int, max_chars: int) -> list[Span]:
-    units: list[Span] = []
-    for s, e in _cut(text, start, end, _SENTENCE_GAP):
-        if e - s <= max_chars:
-            units.append((s, e))
-            continue
-        for ws, we in _cut(text, s, e, _WHITESPACE):
-            if we - ws <= max_chars:
-                units.append((ws, we))
-            else:  # one "word" longer than a segment (a URL, a run of digits): cut it anywhere
-                units.extend((i, min(i + max_chars, we)) for i in range(ws, we, max_chars))
-    return units
-
-
-def _pack(units: list[Span], max_chars: int) -> list[Span]:
-    packed: list[Span] = []
-    for s, e in units:
-        if packed and e - packed[-1][0] <= max_chars:
-            packed[-1] = (packed[-1][0], e)
-        else:
-            packed.append((s, e))
+def pack_lines(text: str, max_chars: int, start: int = 0, end: int | None = None) -> list[tuple[Span, str]]:
+    """Text without paragraphs (a page anchor, a text-only document): whole lines packed into spans of at most
+    `max_chars` characters once trimmed lines are joined by one line break; a line longer than that is cut
+    like a paragraph. Returns each span with its text so joined."""
+    start, end = trim(text, start, end)
+    packed: list[tuple[Span, str]] = []
+    while end > start:
+        stop = end if end - start <= max_chars else text.rfind("\n", start, start + max_chars + 1)
+        if stop <= start:  # the first line alone is too long
+            stop = _sentence_cut(text, start, start + max_chars) or _word_cut(text, start, start + max_chars)
+        a, b = trim(text, start, stop)
+        if b > a:
+            packed.append(((a, b), _trimmed_lines(text[a:b])))
+        start = trim(text, stop, end)[0]
     return packed
+
+
+def _trimmed_lines(text: str) -> str:
+    """The text's lines trimmed, blank ones dropped, joined by one line break; most text already is."""
+    if " \n" in text or "\r" in text or "\t\n" in text or _SPACE_AFTER_BREAK.search(text):
+        return "\n".join(filter(None, map(str.strip, text.splitlines())))
+    return text
+
+
+def _sentence_cut(text: str, start: int, limit: int) -> int:
+    """End of the last sentence that ends after `start` and at most at `limit`; 0 if none."""
+    cut = 0
+    for match in _SENTENCE_END.finditer(text, start, limit + 1):
+        if match.end() <= limit:
+            cut = match.end()
+    return cut if cut > start else 0
+
+
+def _word_cut(text: str, start: int, limit: int) -> int:
+    """The last whitespace in `text[start + 1 : limit + 1]`, else `limit` (one "word" longer than a segment,
+    such as a URL or a run of digits, is cut anywhere)."""
+    space = max(text.rfind(s, start + 1, limit + 1) for s in _SPACES)
+    return space if space > start else limit
