@@ -12,7 +12,7 @@ from ingest.schema import Layout
 Run = tuple[int, int]  # [start, end) in the shard's text
 
 
-def anchor_runs(layout: Layout | None, shard: Shard, where: str) -> list[Run]:
+def anchor_runs(layout: Layout | None, shard: Shard, page_idx: int) -> list[Run]:
     """The non-empty runs of an element's text anchor; every anchor read is checked against the text."""
     # Hot path (every paragraph, line and cell): the two spellings' fields are read directly, not through
     # the schema's properties.
@@ -31,7 +31,7 @@ def anchor_runs(layout: Layout | None, shard: Shard, where: str) -> list[Run]:
         start, end = segment.start, segment.end
         if not 0 <= start <= end <= length:
             raise InvalidDocument(
-                f"{shard.where}{where}: a text anchor [{start}, {end}) lies outside the document text "
+                f"{shard.where}page {page_idx + 1}: a text anchor [{start}, {end}) lies outside the document text "
                 f"({length} characters); the JSON is truncated or its shards are mixed up"
             )
         if end > start:
@@ -98,20 +98,25 @@ class Cuts:
 
 
 class AnchoredText:
-    """The text of some runs of one shard, joined, with the global offset of each run."""
+    """The text of some runs of one shard: `text[lo:hi]`, with the global offset of each run.
 
-    __slots__ = ("globals_", "lengths", "starts", "text")
+    One run (the usual case) indexes the shard's text itself: slicing a non-ASCII string scans it, so the
+    element's text is never copied out before the pieces are; several runs are joined into a new string."""
+
+    __slots__ = ("globals_", "hi", "lengths", "lo", "shift", "starts", "text")
 
     def __init__(self, runs: list[Run], shard: Shard):
-        text = shard.doc.text
         if len(runs) == 1:
-            start, end = runs[0]
-            self.text = text[start:end]
-        else:
-            self.text = "".join(text[start:end] for start, end in runs)
-        self.starts: list[int] = []  # local start of each run in `text`
-        self.globals_: list[int] = []  # global start of each run
-        self.lengths: list[int] = []
+            self.text = shard.doc.text
+            self.lo, self.hi = runs[0]
+            self.shift: int | None = shard.text_offset  # global = local + shift
+            self.starts = [self.lo]  # where each run starts in `text`
+            self.globals_ = [shard.text_offset + self.lo]  # and in the global text
+            self.lengths = [self.hi - self.lo]
+            return
+        self.text = "".join(shard.doc.text[start:end] for start, end in runs)
+        self.lo, self.hi, self.shift = 0, len(self.text), None
+        self.starts, self.globals_, self.lengths = [], [], []
         local = 0
         for start, end in runs:
             self.starts.append(local)
@@ -120,10 +125,12 @@ class AnchoredText:
             local += end - start
 
     def to_global(self, local: int) -> int:
-        if len(self.starts) == 1:  # the usual case: one run
-            return self.globals_[0] + local
+        if self.shift is not None:
+            return local + self.shift
         run = bisect.bisect_right(self.starts, local) - 1
         return self.globals_[run] + (local - self.starts[run])
 
     def global_span(self, start: int, end: int) -> tuple[int, int]:
+        if self.shift is not None:
+            return start + self.shift, end + self.shift
         return self.to_global(start), self.to_global(end - 1) + 1

@@ -25,8 +25,7 @@ class Shard:
 
 @dataclass(frozen=True)
 class LoadedDocument:
-    shards: list[Shard]  # in shardIndex order; one for an unsharded document
-    text: str  # the global text, shards merged
+    shards: list[Shard]  # in shardIndex order; one for an unsharded document (global text = their texts joined)
     layout: DocumentLayout | None  # Layout Parser `documentLayout`, when that is what the input is
     where: str  # the prefix of messages about the whole document: its file's name when it is one file
 
@@ -41,10 +40,9 @@ def load_document(docai: Any, names: Sequence[str] | None = None) -> LoadedDocum
     if layouts:
         if len(docs) > 1:
             raise InvalidDocument("Layout Parser output (documentLayout) comes as one file; got several")
-        return LoadedDocument(shards=[], text="", layout=layouts[0], where=wheres[0])
+        return LoadedDocument(shards=[], layout=layouts[0], where=wheres[0])
     shards = _order_shards(docs, wheres)
-    text = shards[0].doc.text if len(shards) == 1 else "".join(s.doc.text for s in shards)
-    return LoadedDocument(shards=shards, text=text, layout=None, where=wheres[0] if len(docs) == 1 else "")
+    return LoadedDocument(shards=shards, layout=None, where=wheres[0] if len(docs) == 1 else "")
 
 
 def _positions(count: int) -> list[str]:

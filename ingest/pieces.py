@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import msgspec
+
 from ingest.geometry import union
 from ingest.model import BBox, Line, Segment, SegmentKind
 
@@ -11,28 +13,17 @@ from ingest.model import BBox, Line, Segment, SegmentKind
 LineSpan = tuple[int, int, BBox]
 
 
-class Piece:
-    __slots__ = ("bbox", "end", "kind", "lines", "mergeable", "page_idx", "start", "text")
+class Piece(msgspec.Struct, gc=False):
+    """A piece of text of one page (a paragraph, part of one, a table, a run of lines of a page anchor)."""
 
-    def __init__(
-        self,
-        page_idx: int,
-        kind: SegmentKind,
-        text: str,
-        start: int | None,
-        end: int | None,
-        bbox: BBox | None,
-        lines: list[LineSpan] | None,
-        mergeable: bool,
-    ):
-        self.page_idx = page_idx
-        self.kind = kind
-        self.text = text
-        self.start = start  # global code-point offsets, None where the input has no text (Layout Parser)
-        self.end = end
-        self.bbox = bbox
-        self.lines = lines  # None where the input has no line geometry
-        self.mergeable = mergeable  # False for tables and the pieces of a split paragraph
+    page_idx: int
+    kind: SegmentKind
+    text: str
+    start: int | None  # global code-point offsets, None where the input has no text (Layout Parser)
+    end: int | None
+    bbox: BBox | None
+    lines: list[LineSpan] | None  # None where the input has no line geometry
+    mergeable: bool  # False for tables and the pieces of a split paragraph
 
 
 def _joins(group: list[Piece], length: int, piece: Piece, max_chars: int) -> bool:

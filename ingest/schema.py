@@ -149,8 +149,24 @@ class TextBlock(Base):
     blocks: list[Block] = []
 
 
+class CellText(Base):
+    text: str = ""
+    blocks: Raw = NO_RAW  # nested blocks in a cell are rare: decoded only when present
+
+
+class CellBlock(Base):
+    """A block inside a table cell: its text (its `type` is never used, so never decoded)."""
+
+    textBlock: CellText | None = None
+    text_block: CellText | None = None
+    listBlock: Raw = NO_RAW
+    list_block: Raw = NO_RAW
+    pageSpan: PageSpan | None = None
+    page_span: PageSpan | None = None
+
+
 class TableCell(Base):
-    blocks: list[Block] = []
+    blocks: list[CellBlock] = []
 
 
 class LayoutTableRow(Base):
@@ -250,6 +266,8 @@ class BoundingPoly(Base):
 
 
 DOCUMENT = msgspec.json.Decoder(Document, strict=False)
+BLOCKS = msgspec.json.Decoder(list[Block], strict=False)  # the rare nested blocks of a table cell
+LIST_BLOCK = msgspec.json.Decoder(ListBlock, strict=False)
 ELEMENTS = msgspec.json.Decoder(list[Element], strict=False)  # `blocks`, decoded only when used
 BOUNDING_POLY = msgspec.json.Decoder(BoundingPoly, strict=False)
 VERTICES = msgspec.json.Decoder(list[Vertex], strict=False)

@@ -11,7 +11,7 @@ from ingest.load import LoadedDocument, load_document
 from ingest.model import InvalidDocument, Segment
 from ingest.pages import shard_pieces
 from ingest.pieces import Piece, merge_pieces, to_segments
-from ingest.split import pack_lines
+from ingest.split import split_spans
 
 
 def build_segments(
@@ -49,7 +49,8 @@ def _text_pieces(loaded: LoadedDocument, max_chars: int) -> list[Piece]:
         if not shard.doc.text.strip():
             continue
         anchored = AnchoredText([(0, len(shard.doc.text))], shard)
-        for (a, b), text in pack_lines(anchored.text, max_chars):
-            pieces.append(Piece(0, "text", text, *anchored.global_span(a, b), None, None, False))
+        text = anchored.text
+        for a, b in split_spans(text, max_chars, anchored.lo, anchored.hi, whole_lines=True):
+            pieces.append(Piece(0, "text", text[a:b], *anchored.global_span(a, b), None, None, False))
     return pieces
 

@@ -11,8 +11,6 @@ import re
 # A sentence ends at terminal punctuation followed by its closing quotes and brackets, then whitespace:
 # `"…bees."` and `(See above.)` keep their closers (design §3).
 _SENTENCE_END = re.compile(r"[.!?…。！？][\"'”’»)\]}」』）]*(?=\s)")
-# Whitespace after a line break: a blank line or an indented one (searched from its `\n`, which is fast).
-_SPACE_AFTER_BREAK = re.compile(r"\n\s")
 _SPACES = (" ", "\n", "\t", "\r", "\u00a0")
 
 Span = tuple[int, int]
@@ -21,6 +19,8 @@ Span = tuple[int, int]
 def trim(text: str, start: int = 0, end: int | None = None) -> Span:
     """The span without leading and trailing whitespace (empty spans collapse to (end, end))."""
     end = len(text) if end is None else end
+    if start < end and not text[start].isspace() and not text[end - 1].isspace():
+        return start, end  # the usual case
     while start < end and text[start].isspace():
         start += 1
     while end > start and text[end - 1].isspace():
@@ -28,42 +28,30 @@ def trim(text: str, start: int = 0, end: int | None = None) -> Span:
     return start, end
 
 
-def split_spans(text: str, max_chars: int, start: int = 0, end: int | None = None) -> list[Span]:
+def split_spans(
+    text: str, max_chars: int, start: int = 0, end: int | None = None, *, whole_lines: bool = False
+) -> list[Span]:
     """Trimmed spans of `text[start:end]`, each at most `max_chars` long, that cover every non-whitespace
-    character exactly once, in order; cut at the last sentence end that fits, else between words."""
+    character exactly once, in order. Cut at the last sentence end that fits, else between words; with
+    `whole_lines` (text without paragraphs: a page anchor, a text-only document), first after the last line
+    break that fits. The text inside a span is kept as written: one search per span, never a pass per line."""
     start, end = trim(text, start, end)
     spans: list[Span] = []
     while end - start > max_chars:
-        cut = _sentence_cut(text, start, start + max_chars) or _word_cut(text, start, start + max_chars)
-        spans.append(trim(text, start, cut))
-        start = trim(text, cut, end)[0]
+        limit = start + max_chars
+        cut = text.rfind("\n", start + 1, limit + 1) if whole_lines else -1
+        if cut <= start:
+            cut = _sentence_cut(text, start, limit) or _word_cut(text, start, limit)
+        stop = cut  # trimmed inline: this loop runs once per segment of text-heavy inputs
+        while text[stop - 1].isspace():
+            stop -= 1
+        spans.append((start, stop))
+        start = cut
+        while start < end and text[start].isspace():
+            start += 1
     if end > start:
         spans.append((start, end))
     return spans
-
-
-def pack_lines(text: str, max_chars: int, start: int = 0, end: int | None = None) -> list[tuple[Span, str]]:
-    """Text without paragraphs (a page anchor, a text-only document): whole lines packed into spans of at most
-    `max_chars` characters once trimmed lines are joined by one line break; a line longer than that is cut
-    like a paragraph. Returns each span with its text so joined."""
-    start, end = trim(text, start, end)
-    packed: list[tuple[Span, str]] = []
-    while end > start:
-        stop = end if end - start <= max_chars else text.rfind("\n", start, start + max_chars + 1)
-        if stop <= start:  # the first line alone is too long
-            stop = _sentence_cut(text, start, start + max_chars) or _word_cut(text, start, start + max_chars)
-        a, b = trim(text, start, stop)
-        if b > a:
-            packed.append(((a, b), _trimmed_lines(text[a:b])))
-        start = trim(text, stop, end)[0]
-    return packed
-
-
-def _trimmed_lines(text: str) -> str:
-    """The text's lines trimmed, blank ones dropped, joined by one line break; most text already is."""
-    if " \n" in text or "\r" in text or "\t\n" in text or _SPACE_AFTER_BREAK.search(text):
-        return "\n".join(filter(None, map(str.strip, text.splitlines())))
-    return text
 
 
 def _sentence_cut(text: str, start: int, limit: int) -> int:
