@@ -75,8 +75,8 @@ class PageReader:
         cells: list[Run] = []
         tables = [t for struct in self.page.tables if (t := self._table(struct, cells)) is not None]
         flow = self._text_pieces(Cuts(cells))
-        with_lines = bool(self.lines.starts)
-        flow.extend(piece for table in tables for piece in table_pieces(table, self.max_chars, with_lines))
+        # A table's lines are its rows, boxed by their cells: there even on a page without `lines`.
+        flow.extend(piece for table in tables for piece in table_pieces(table, self.max_chars, with_lines=True))
         flow.sort(key=lambda p: p.start if p.start is not None else -1)  # reading order = text order
         return flow
 
