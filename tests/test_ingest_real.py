@@ -78,8 +78,15 @@ class Truth:
     tokens: list[tuple[int, int, int, tuple[float, float, float, float]]]  # start, end, page_idx, box
 
 
+def parsed(data: bytes | list[bytes] | dict[str, Any]) -> list[dict[str, Any]]:
+    """The input's documents (its shards) as dicts."""
+    if isinstance(data, list):
+        return [orjson.loads(d) for d in data]
+    return [data if isinstance(data, dict) else orjson.loads(data)]
+
+
 def read_truth(data: bytes | list[bytes] | dict[str, Any]) -> Truth:
-    docs = [orjson.loads(d) for d in data] if isinstance(data, list) else [data if isinstance(data, dict) else orjson.loads(data)]
+    docs = parsed(data)
     docs.sort(key=lambda d: int(field(field(d, "shardInfo", {}), "shardIndex", 0)))
     truth = Truth("", {}, [])
     for doc in docs:
@@ -181,7 +188,8 @@ def check_document(segments: list[Segment], truth: Truth, max_chars: int) -> Non
             segment = segments[index]
             assert segment.page_idx == page_idx
             if segment.bbox is not None:
-                assert inside(box, segment.bbox, TOKEN_TOLERANCE), f"token {truth.text[start:end]!r} outside segment {index}'s box"
+                where = f"token {truth.text[start:end]!r} outside segment {index}'s box"
+                assert inside(box, segment.bbox, TOKEN_TOLERANCE), where
 
 
 @pytest.mark.parametrize("max_chars", [1200, 120])
@@ -237,3 +245,72 @@ def test_manifest_names_every_real_file(docai_real_dir: Path) -> None:
     listed = {c["name"] for c in manifest_cases()}
     present = {p.name for p in docai_real_dir.glob("*.json")} - {"manifest.json"}
     assert listed == present
+
+
+# Line geometry (design §3 `lines`, issue 12) ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("max_chars", [1200, 120])
+@pytest.mark.parametrize("name", ingestible())
+def test_real_document_lines_tile_each_segment_inside_its_box(name: str, max_chars: int) -> None:
+    data = load_input(name)
+    segments = build_segments(data, "doc", max_chars=max_chars)
+    if any(page.get("lines") for doc in parsed(data) for page in doc.get("pages", [])):
+        assert all(s.lines for s in segments), "a document with lines gives every segment its lines"
+    for s in segments:
+        if s.lines is None:
+            continue
+        assert s.lines, s
+        covered = [False] * len(s.text)
+        previous_end = 0
+        for line in s.lines:
+            assert previous_end <= line.start < line.end <= len(s.text), (s.segment_index, line)
+            previous_end = line.end
+            text = s.text[line.start : line.end]
+            assert text == text.strip()
+            covered[line.start : line.end] = [True] * (line.end - line.start)
+            # The segment's box is the union of its elements' boxes and its lines' boxes: no tolerance needed.
+            box = (line.bbox.x0, line.bbox.y0, line.bbox.x1, line.bbox.y1)
+            assert inside(box, s.bbox, 0.0), (s.segment_index, line)
+        uncovered = "".join(c for c, seen in zip(s.text, covered, strict=True) if not seen and not c.isspace())
+        assert uncovered == "", f"segment {s.segment_index}: characters in no line: {uncovered[:80]!r}"
+
+
+def lines_over(segment: Segment, sentence: str) -> list[str]:
+    """The texts of the segment's lines that overlap `sentence` (found with any whitespace between words)."""
+    match = re.search(r"\s+".join(map(re.escape, sentence.split())), segment.text)
+    assert match, f"{sentence!r} not in segment {segment.segment_index}"
+    return [segment.text[line.start : line.end] for line in segment.lines or () if line.start < match.end()
+            and line.end > match.start()]
+
+
+def test_lines_of_a_known_sentence_are_exactly_its_lines(docai_dir: Path) -> None:
+    segments = build_segments((docai_dir / "invoice_parser_edf_2p_snake_case.json").read_bytes(), "edf")
+    sentence = "(numéro à transmettre pour le règlement de vos factures)"
+    [segment] = [s for s in segments if sentence.split()[0] in s.text]
+    assert lines_over(segment, sentence) == ["(numéro à transmettre pour le", "règlement de vos factures)"]
+    # A sentence on one line of a merged segment gets that one line, though its neighbours are lines too.
+    single = "Relève automatique de votre compteur électricité vers le 10 de chaque mois."
+    assert lines_over(segment, single) == [single]
+    one_line = [line for line in segment.lines if segment.text[line.start : line.end] == single][0]
+    assert (one_line.bbox.y0, one_line.bbox.y1) == (0.483668, 0.5)
+    assert segment.page_idx == 0
+
+
+def test_lines_of_a_table_are_its_rows(docai_dir: Path) -> None:
+    segments = build_segments((docai_dir / "form_parser_table_formfields_1p.json").read_bytes(), "form")
+    table = segments[1]
+    assert [table.text[line.start : line.end] for line in table.lines] == table.text.splitlines()
+    boxes = [(line.bbox.y0, line.bbox.y1) for line in table.lines]
+    assert boxes == sorted(boxes) and all(y0 < y1 for y0, y1 in boxes)  # rows top to bottom, one box each
+    assert [segments[0].text[line.start : line.end] for line in segments[0].lines][:3] == [
+        "Form Title",
+        "Form Number:",
+        "12345678",
+    ]
+
+
+def test_no_lines_where_the_input_has_no_line_geometry(docai_dir: Path) -> None:
+    layout = build_segments((docai_dir / "SYNTHETIC_layout_parser_table_list.json").read_bytes(), "lp")
+    text_only = build_segments({"text": "Just text.\nMore text.\n"}, "t")
+    assert [s.lines for s in layout + text_only] == [None] * (len(layout) + len(text_only))
