@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable
 
 from ingest.load import Shard
 from ingest.model import InvalidDocument
@@ -43,7 +42,7 @@ class Cuts:
     """Character ranges that belong to table cells, taken out of the text of paragraphs, blocks and pages, so
     that a paragraph overlapping a table keeps exactly its characters outside the cells (design §3)."""
 
-    def __init__(self, runs: Iterable[Run]):
+    def __init__(self, runs: list[Run]):
         merged: list[list[int]] = []
         for start, end in sorted(runs):
             if merged and start <= merged[-1][1]:

@@ -1,18 +1,33 @@
-"""Normalized boxes from Document AI bounding polygons, decoded only for the elements a segment uses."""
+"""Normalized boxes from Document AI bounding polygons."""
 
 from __future__ import annotations
 
 import struct
 
-from msgspec import Raw
-
 from ingest.model import BBox
-from ingest.schema import BOUNDING_POLY, VERTICES, Page
+from ingest.schema import VERTICES, Layout, LazyLayout, Page
+
+Extent = tuple[float, float, float, float]  # min x, min y, max x, max y
 
 # Document AI stores coordinates as float32: a `documentai.Document` and its JSON print them differently
 # (shortest float32 digits, or float64 digits), so every coordinate goes through float32 before rounding,
 # and both inputs give the same box to the last decimal.
 _FLOAT32 = struct.Struct("<4f")
+
+# BBox is a frozen dataclass (callers use `dataclasses.asdict` on it), whose generated `__init__` sets each
+# field through `object.__setattr__`; ingest builds one per line, row and paragraph, so it fills the slots
+# directly, at half the cost. The result is an ordinary BBox (equality, hash, repr, asdict).
+_NEW = object.__new__
+_SET_X0, _SET_Y0, _SET_X1, _SET_Y1 = (BBox.__dict__[name].__set__ for name in ("x0", "y0", "x1", "y1"))
+
+
+def new_bbox(x0: float, y0: float, x1: float, y1: float) -> BBox:
+    made = _NEW(BBox)
+    _SET_X0(made, x0)
+    _SET_Y0(made, y0)
+    _SET_X1(made, x1)
+    _SET_Y1(made, y1)
+    return made
 
 
 def box(x0: float, y0: float, x1: float, y1: float) -> BBox:
@@ -22,20 +37,20 @@ def box(x0: float, y0: float, x1: float, y1: float) -> BBox:
     x0, y0, x1, y1 = _FLOAT32.unpack(_FLOAT32.pack(x0, y0, x1, y1))
     # `round(v * 1e6) / 1e6` equals `round(v, 6)` for a float32 `v` (the product is exact in float64, both
     # round half to even), at a fifth of the cost.
-    return BBox(round(x0 * 1e6) / 1e6, round(y0 * 1e6) / 1e6, round(x1 * 1e6) / 1e6, round(y1 * 1e6) / 1e6)
+    return new_bbox(round(x0 * 1e6) / 1e6, round(y0 * 1e6) / 1e6, round(x1 * 1e6) / 1e6, round(y1 * 1e6) / 1e6)
 
 
 def _clamp(value: float) -> float:
     return value if 0.0 <= value <= 1.0 else (0.0 if value < 1.0 else 1.0)  # NaN -> 0.0
 
 
-def poly_extent(poly: Raw, page: Page) -> tuple[float, float, float, float] | None:
-    """(min x, min y, max x, max y) of a raw `boundingPoly`, normalized: its normalized vertices, else its pixel
-    vertices over the page size; None when it has neither."""
-    if not len(poly):
+def layout_extent(layout: Layout | LazyLayout | None, page: Page) -> Extent | None:
+    """The extent of an element's `boundingPoly`: its normalized vertices, else its pixel vertices over the
+    page size; None when it has neither."""
+    poly = layout.poly if layout is not None else None
+    if poly is None:
         return None
-    decoded = BOUNDING_POLY.decode(poly)
-    points = decoded.normalized
+    points = poly.normalizedVertices or poly.normalized_vertices
     if len(points) == 4:  # the usual quadrilateral
         a, b, c, d = points
         return min(a.x, b.x, c.x, d.x), min(a.y, b.y, c.y, d.y), max(a.x, b.x, c.x, d.x), max(a.y, b.y, c.y, d.y)
@@ -43,37 +58,52 @@ def poly_extent(poly: Raw, page: Page) -> tuple[float, float, float, float] | No
         xs, ys = [v.x for v in points], [v.y for v in points]
         return min(xs), min(ys), max(xs), max(ys)
     dimension = page.dimension
-    if not len(decoded.vertices) or dimension is None or not dimension.width or not dimension.height:
+    if not poly.vertices or dimension is None or not dimension.width or not dimension.height:
         return None
-    pixels = VERTICES.decode(decoded.vertices)
+    pixels = VERTICES.decode(poly.vertices)
     if not pixels:
         return None
     xs, ys = [v.x / dimension.width for v in pixels], [v.y / dimension.height for v in pixels]
     return min(xs), min(ys), max(xs), max(ys)
 
 
-def decode_box(poly: Raw, page: Page) -> BBox | None:
-    """The box around a raw `boundingPoly` (see `poly_extent`)."""
-    extent = poly_extent(poly, page)
+def layout_box(layout: Layout | LazyLayout | None, page: Page) -> BBox | None:
+    """The box of an element (see `layout_extent`)."""
+    extent = layout_extent(layout, page)
     return box(*extent) if extent is not None else None
 
 
-def extents_box(extents: list[tuple[float, float, float, float] | None]) -> BBox | None:
-    """One box around several extents (the cells of a table row)."""
-    present = [e for e in extents if e is not None]
-    if not present:
-        return None
-    return box(
-        min(e[0] for e in present), min(e[1] for e in present), max(e[2] for e in present), max(e[3] for e in present)
-    )
+def cells_box(layouts: list[Layout | None], page: Page) -> BBox | None:
+    """One box around several elements (the cells of a table row), from all their vertices at once."""
+    xs: list[float] = []
+    ys: list[float] = []
+    for layout in layouts:
+        poly = layout.poly if layout is not None else None
+        if poly is None:
+            continue
+        points = poly.normalizedVertices or poly.normalized_vertices
+        if points:
+            xs += [v.x for v in points]
+            ys += [v.y for v in points]
+        elif (extent := layout_extent(layout, page)) is not None:
+            xs += extent[0::2]
+            ys += extent[1::2]
+    return box(min(xs), min(ys), max(xs), max(ys)) if xs else None
 
 
 def union(boxes: list[BBox | None]) -> BBox | None:
     present = [b for b in boxes if b is not None]
-    if not present:
-        return None
-    if len(present) == 1:
-        return present[0]
-    return BBox(
-        min(b.x0 for b in present), min(b.y0 for b in present), max(b.x1 for b in present), max(b.y1 for b in present)
-    )
+    if len(present) <= 1:
+        return present[0] if present else None
+    first = present[0]
+    x0, y0, x1, y1 = first.x0, first.y0, first.x1, first.y1
+    for other in present:
+        if other.x0 < x0:
+            x0 = other.x0
+        if other.y0 < y0:
+            y0 = other.y0
+        if other.x1 > x1:
+            x1 = other.x1
+        if other.y1 > y1:
+            y1 = other.y1
+    return new_bbox(x0, y0, x1, y1)

@@ -6,6 +6,8 @@ like paragraphs (a heading opens a segment); page headers and footers become `he
 
 from __future__ import annotations
 
+from functools import cache
+
 from ingest.model import SegmentKind
 from ingest.pieces import Piece
 from ingest.schema import BLOCKS, LIST_BLOCK, Block, CellBlock, DocumentLayout, ListBlock, PageSpan, TableBlock
@@ -26,6 +28,7 @@ def _page_idx(span: PageSpan | None, inherited: int) -> int:
     return start - 1 if start > 0 else inherited
 
 
+@cache  # a handful of distinct types, thousands of blocks
 def _kind(text_type: str) -> SegmentKind:
     text_type = text_type.lower()
     if text_type.startswith("heading"):
@@ -33,9 +36,11 @@ def _kind(text_type: str) -> SegmentKind:
     return _KINDS.get(text_type, "paragraph")  # header / footer: page furniture, never sent to the RAG store
 
 
-def _walk(blocks: list[Block], inherited_page: int, max_chars: int, out: list[Piece]) -> None:
+def _walk(blocks: tuple[Block, ...], inherited_page: int, max_chars: int, out: list[Piece]) -> None:
     for block in blocks:
-        page_idx = _page_idx(block.pageSpan or block.page_span, inherited_page)
+        span = block.pageSpan or block.page_span
+        start = (span.pageStart or span.page_start) if span is not None else 0
+        page_idx = start - 1 if start > 0 else inherited_page
         text_block = block.textBlock or block.text_block
         if text_block is not None:
             kind = _kind(text_block.type or text_block.type_ or "paragraph")

@@ -30,9 +30,9 @@ class BBox:
         return BBox(min(self.x0, other.x0), min(self.y0, other.y0), max(self.x1, other.x1), max(self.y1, other.y1))
 
 
-@dataclass(frozen=True, slots=True)
-class Line:
-    """One Document AI line inside a segment: its code-point span in the segment's `text`, and its box."""
+class Line(msgspec.Struct, frozen=True, gc=False):
+    """One Document AI line inside a segment: its code-point span in the segment's `text`, and its box.
+    A frozen msgspec Struct like Segment: a large OCR file has tens of thousands of lines."""
 
     start: int
     end: int

@@ -5,13 +5,13 @@ from __future__ import annotations
 import bisect
 
 from ingest.anchors import AnchoredText, Cuts, Run, anchor_runs
-from ingest.geometry import decode_box, extents_box, poly_extent, union
+from ingest.geometry import cells_box, layout_box, union
 from ingest.load import Shard
-from ingest.model import BBox, SegmentKind
-from ingest.pieces import LineSpan, Piece
-from ingest.schema import ELEMENTS, Element, Page
+from ingest.model import BBox, Line, SegmentKind
+from ingest.pieces import Piece
+from ingest.schema import BLOCKS_OF_PAGE, Element, Page, Paragraph
 from ingest.schema import Table as TableStruct
-from ingest.split import split_spans, trim
+from ingest.split import split_spans
 from ingest.tables import Row, Table, render_row, table_pieces
 
 
@@ -31,15 +31,14 @@ class PageBoxes:
     """The box of a page's own layout, decoded once for the pages that share it (usually the whole page)."""
 
     def __init__(self) -> None:
-        self.poly: object = None
+        self.raw: object = None
         self.box: BBox | None = None
 
     def of(self, page: Page) -> BBox | None:
-        if page.layout is None:
-            return None
-        poly = page.layout.poly
-        if poly != self.poly:
-            self.poly, self.box = poly, decode_box(poly, page)
+        layout = page.layout
+        raw = (layout.boundingPoly or layout.bounding_poly) if layout is not None else None  # still raw JSON
+        if raw != self.raw:
+            self.raw, self.box = raw, layout_box(layout, page)
         return self.box
 
 
@@ -74,46 +73,47 @@ class PageReader:
     def pieces(self) -> list[Piece]:
         cells: list[Run] = []
         tables = [t for struct in self.page.tables if (t := self._table(struct, cells)) is not None]
-        flow = self._text_pieces(Cuts(cells))
+        flow = self._text_pieces(Cuts(cells), set(cells))
         # A table's lines are its rows, boxed by their cells: there even on a page without `lines`.
         flow.extend(piece for table in tables for piece in table_pieces(table, self.max_chars, with_lines=True))
         flow.sort(key=lambda p: p.start if p.start is not None else -1)  # reading order = text order
         return flow
 
-    def _text_pieces(self, cuts: Cuts) -> list[Piece]:
+    def _text_pieces(self, cuts: Cuts, cells: set[Run] | frozenset[Run] = frozenset()) -> list[Piece]:
         """Source of text, best first: paragraphs, blocks, lines (the first that has anchored elements), else
         the page's own anchor (design §3)."""
         page, shard, page_idx = self.page, self.shard, self.page_idx
         for elements, kind in ((page.paragraphs, "paragraph"), (_blocks(page), "text"), (page.lines, "text")):
-            anchored = [(e, runs) for e in elements if (runs := anchor_runs(e.layout, shard, page_idx))]
-            if not anchored:
-                continue
             pieces: list[Piece] = []
-            for element, runs in anchored:
-                if len(runs) == 1 and cuts.covers(*runs[0]):
+            anchored = False
+            for element in elements:
+                runs = anchor_runs(element.layout, shard, page_idx)
+                if not runs:
+                    continue
+                anchored = True
+                if len(runs) == 1 and (runs[0] in cells or cuts.covers(*runs[0])):
                     continue  # a table cell (Form Parser reports each cell as a paragraph too)
                 for group in cuts.pieces(runs):
                     pieces.extend(self._element_pieces(element, group, whole=group == runs, kind=kind))
-            return pieces
+            if anchored:
+                return pieces
         return anchor_pieces(page, page_idx, shard, cuts, PageBoxes(), self.max_chars)
 
-    def _element_pieces(self, element: Element, runs: list[Run], whole: bool, kind: SegmentKind) -> list[Piece]:
+    def _element_pieces(
+        self, element: Element | Paragraph, runs: list[Run], whole: bool, kind: SegmentKind
+    ) -> list[Piece]:
         """An element's text (or the part of it outside tables), cut at sentence ends when it is too long."""
         anchored = AnchoredText(runs, self.shard)
         spans = split_spans(anchored.text, self.max_chars, anchored.lo, anchored.hi)
         whole = whole and len(spans) == 1
-        element_box: list[BBox | None] = []  # decoded once, when first needed
         pieces: list[Piece] = []
         for a, b in spans:
             line_spans = self.lines.spans(anchored, a, b)
-            boxes = [box for _, _, box in line_spans or ()]
             # A part of an element is boxed by its own lines; a whole one by its box and its lines (Document
             # AI's line boxes can stick out of their paragraph's), so that the box holds every line it has.
+            boxes = [line.bbox for line in line_spans] if line_spans else []
             if whole or not boxes:
-                if not element_box:
-                    layout = element.layout
-                    element_box.append(decode_box(layout.poly, self.page) if layout is not None else None)
-                boxes.append(element_box[0])
+                boxes.append(layout_box(element.layout, self.page))
             start, end = anchored.global_span(a, b)
             text = anchored.text[a:b]
             pieces.append(Piece(self.page_idx, kind, text, start, end, union(boxes), line_spans, len(spans) == 1))
@@ -129,32 +129,38 @@ class PageReader:
         own = anchor_runs(table.layout, self.shard, self.page_idx)
         starts = [row.start for row in (*header, *body) if row.start is not None] + [offset + a for a, _ in own]
         ends = [row.end for row in (*header, *body) if row.end is not None] + [offset + b for _, b in own]
-        bbox = decode_box(table.layout.poly, self.page) if table.layout is not None else None
+        bbox = layout_box(table.layout, self.page)
         return Table(self.page_idx, header, body, min(starts, default=None), max(ends, default=None), bbox)
 
-    def _row(self, row: list[Element], cells: list[Run]) -> Row | None:
+    def _row(self, row: tuple[Element, ...], cells: list[Run]) -> Row | None:
         texts: list[str] = []
-        runs: list[Run] = []
-        text = self.shard.doc.text
+        start, end = None, None
+        text, shard, page_idx = self.shard.doc.text, self.shard, self.page_idx
         for cell in row:
-            cell_runs = anchor_runs(cell.layout, self.shard, self.page_idx)  # `textAnchor: {}` on an empty cell
-            runs.extend(cell_runs)
-            texts.append(" ".join("".join(text[a:b] for a, b in cell_runs).split()))
-        cells.extend(runs)
+            cell_runs = anchor_runs(cell.layout, shard, page_idx)  # `textAnchor: {}` on an empty cell
+            if not cell_runs:
+                texts.append("")
+                continue
+            cells += cell_runs
+            first, last = cell_runs[0][0], cell_runs[-1][1]
+            start = first if start is None or first < start else start
+            end = last if end is None or last > end else end
+            piece = text[first:last] if len(cell_runs) == 1 else "".join(text[a:b] for a, b in cell_runs)
+            texts.append(" ".join(piece.split()))
         rendered = render_row(texts)
         if rendered is None:
             return None
-        offset = self.shard.text_offset
+        offset = shard.text_offset
         return Row(
             rendered,
-            offset + min(a for a, _ in runs) if runs else None,
-            offset + max(b for _, b in runs) if runs else None,
-            extents_box([poly_extent(cell.layout.poly, self.page) for cell in row if cell.layout is not None]),
+            offset + start if start is not None else None,
+            offset + end if end is not None else None,
+            cells_box([cell.layout for cell in row], self.page),
         )
 
 
-def _blocks(page: Page) -> list[Element]:
-    return ELEMENTS.decode(page.blocks) if len(page.blocks) else []
+def _blocks(page: Page) -> tuple[Paragraph, ...]:
+    return BLOCKS_OF_PAGE.decode(page.blocks) if page.blocks else ()
 
 
 class PageLines:
@@ -173,35 +179,48 @@ class PageLines:
         self.starts = [start for start, _, _ in entries]
         self.ends = [end for _, end, _ in entries]
         self.indexes = [index for _, _, index in entries]
-        self.boxes: dict[int, BBox | None] = {}
+        self.boxes: list[BBox | None | bool] = [False] * len(entries)  # False: not decoded yet
 
     def box(self, position: int) -> BBox | None:
-        if position not in self.boxes:
-            layout = self.page.lines[self.indexes[position]].layout
-            self.boxes[position] = decode_box(layout.poly, self.page) if layout is not None else None
-        return self.boxes[position]
+        found = self.boxes[position]
+        if found is False:
+            found = self.boxes[position] = layout_box(self.page.lines[self.indexes[position]].layout, self.page)
+        return found  # type: ignore[return-value]
 
-    def spans(self, anchored: AnchoredText, a: int, b: int) -> list[LineSpan] | None:
+    def spans(self, anchored: AnchoredText, a: int, b: int) -> list[Line] | None:
         """The lines inside `anchored.text[a:b]`: each one's span there (trimmed, relative to `a`) and its box;
         None when the page has no lines."""
         if not self.starts:
             return None
-        found: list[list[int]] = []  # [start, end, position]
+        if anchored.shift is not None:  # one run (the usual case): local and global offsets differ by `shift`
+            return self._run_spans(anchored.text, a, b, anchored.shift, a)
+        found: list[Line] = []
         for local, global_, length in zip(anchored.starts, anchored.globals_, anchored.lengths, strict=True):
             low, high = max(a, local), min(b, local + length)
-            if low >= high:
-                continue
-            g_low, g_high = global_ + low - local, global_ + high - local
-            position = max(bisect.bisect_right(self.starts, g_low) - 1, 0)
-            while position < len(self.starts) and self.starts[position] < g_high:
-                if self.ends[position] > g_low:
-                    start = max(self.starts[position], g_low) - g_low + low
-                    end = min(self.ends[position], g_high) - g_low + low
-                    start, end = trim(anchored.text, start, end)
-                    if end > start:
-                        if found and found[-1][2] == position:  # one line read through two runs
-                            found[-1][1] = end - a
-                        else:
-                            found.append([start - a, end - a, position])
-                position += 1
-        return [(start, end, box) for start, end, position in found if (box := self.box(position)) is not None]
+            if low < high:
+                for line in self._run_spans(anchored.text, low, high, global_ - local, a):
+                    if found and found[-1].bbox is line.bbox:  # one line read through two runs
+                        found[-1] = Line(found[-1].start, line.end, line.bbox)
+                    else:
+                        found.append(line)
+        return found
+
+    def _run_spans(self, text: str, low: int, high: int, shift: int, origin: int) -> list[Line]:
+        """Lines within `text[low:high]`, whose global offsets are local ones + `shift`; spans from `origin`."""
+        starts, ends, found = self.starts, self.ends, []
+        g_low, g_high = low + shift, high + shift
+        position = bisect.bisect_right(starts, g_low) - 1
+        if position < 0 or ends[position] <= g_low:
+            position += 1
+        count = len(starts)
+        while position < count and starts[position] < g_high:
+            start = (starts[position] if starts[position] > g_low else g_low) - shift
+            end = (ends[position] if ends[position] < g_high else g_high) - shift
+            while start < end and text[start].isspace():
+                start += 1
+            while end > start and text[end - 1].isspace():
+                end -= 1
+            if end > start and (box := self.box(position)) is not None:
+                found.append(Line(start - origin, end - origin, box))
+            position += 1
+        return found

@@ -9,8 +9,6 @@ import msgspec
 from ingest.geometry import union
 from ingest.model import BBox, Line, Segment, SegmentKind
 
-# A line of a piece: its span in the piece's text and its box.
-LineSpan = tuple[int, int, BBox]
 
 
 class Piece(msgspec.Struct, gc=False):
@@ -22,35 +20,35 @@ class Piece(msgspec.Struct, gc=False):
     start: int | None  # global code-point offsets, None where the input has no text (Layout Parser)
     end: int | None
     bbox: BBox | None
-    lines: list[LineSpan] | None  # None where the input has no line geometry
+    lines: list[Line] | None  # spans in this piece's text; None where the input has no line geometry
     mergeable: bool  # False for tables and the pieces of a split paragraph
 
 
-def _joins(group: list[Piece], length: int, piece: Piece, max_chars: int) -> bool:
-    """Whether `piece` continues the segment of `group`: both mergeable, same page, same kind (a heading opens a
-    segment that the paragraphs after it join), and the joined text fits."""
-    last = group[-1]
-    return (
-        last.mergeable
-        and piece.mergeable
-        and last.page_idx == piece.page_idx
-        and (piece.kind == last.kind or (piece.kind == "paragraph" and group[0].kind == "heading"))
-        and piece.kind != "heading"
-        and length + 1 + len(piece.text) <= max_chars
-    )
-
-
 def merge_pieces(pieces: Sequence[Piece], max_chars: int) -> list[list[Piece]]:
-    """Consecutive pieces that join (see `_joins`) form one segment, joined by line breaks."""
+    """Consecutive pieces form one segment, joined by line breaks, when both are mergeable, on one page, of one
+    kind (a heading opens a segment that the paragraphs after it join), and the joined text fits."""
     groups: list[list[Piece]] = []
+    group: list[Piece] = []
+    last: Piece | None = None
     length = 0
     for piece in pieces:
-        if groups and _joins(groups[-1], length, piece, max_chars):
-            groups[-1].append(piece)
+        kind = piece.kind
+        if (
+            last is not None
+            and piece.mergeable
+            and last.mergeable
+            and last.page_idx == piece.page_idx
+            and kind != "heading"
+            and (kind == last.kind or (kind == "paragraph" and group[0].kind == "heading"))
+            and length + 1 + len(piece.text) <= max_chars
+        ):
+            group.append(piece)
             length += 1 + len(piece.text)
         else:
-            groups.append([piece])
+            group = [piece]
+            groups.append(group)
             length = len(piece.text)
+        last = piece
     return groups
 
 
@@ -61,23 +59,22 @@ def to_segments(groups: list[list[Piece]], document_id: str) -> list[Segment]:
 def _segment(group: list[Piece], document_id: str, index: int) -> Segment:
     first = group[0]
     if len(group) == 1:
-        lines = first.lines
-        line_tuple = tuple(Line(a, b, box) for a, b, box in lines) if lines is not None else None
+        lines = tuple(first.lines) if first.lines is not None else None
         return Segment(
-            document_id, index, first.page_idx, first.kind, first.text, first.start, first.end, first.bbox, line_tuple
+            document_id, index, first.page_idx, first.kind, first.text, first.start, first.end, first.bbox, lines
         )
-    kinds = {p.kind for p in group}
-    kind = "paragraph" if "paragraph" in kinds else first.kind  # a heading and the paragraphs after it
-    starts = [p.start for p in group if p.start is not None]
-    ends = [p.end for p in group if p.end is not None]
+    # One kind throughout, or a heading and the paragraphs after it: the last piece's kind either way.
+    if first.start is None:  # Layout Parser: no offsets, no boxes, no lines
+        return Segment(document_id, index, first.page_idx, group[-1].kind, "\n".join([p.text for p in group]),
+                       None, None, None, None)
     return Segment(
         document_id,
         index,
         first.page_idx,
-        kind,
-        "\n".join(p.text for p in group),
-        min(starts) if starts else None,
-        max(ends) if ends else None,
+        group[-1].kind,
+        "\n".join([p.text for p in group]),
+        min([p.start for p in group if p.start is not None]),
+        max([p.end for p in group if p.end is not None]),
         union([p.bbox for p in group]),
         _shifted_lines(group),
     )
@@ -87,9 +84,10 @@ def _shifted_lines(group: list[Piece]) -> tuple[Line, ...] | None:
     """The pieces' lines with spans in the joined text; None when no piece has line geometry."""
     if all(p.lines is None for p in group):
         return None
-    lines: list[Line] = []
-    offset = 0
-    for piece in group:
-        lines.extend(Line(offset + a, offset + b, box) for a, b, box in piece.lines or ())
+    lines: list[Line] = list(group[0].lines or ())
+    offset = len(group[0].text) + 1
+    for piece in group[1:]:
+        if piece.lines:
+            lines += [Line(line.start + offset, line.end + offset, line.bbox) for line in piece.lines]
         offset += len(piece.text) + 1
     return tuple(lines)

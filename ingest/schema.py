@@ -1,4 +1,3 @@
-# ruff: noqa: RUF012  (msgspec copies empty-list defaults per instance, so they are safe here)
 """Typed decoding of the Document AI fields segcite needs, and nothing else.
 
 Tokens, symbols, page images and entities are never declared here, so msgspec skips them without building
@@ -20,7 +19,9 @@ NO_RAW = Raw()
 
 class Base(Struct, gc=False):
     """Decoded structs hold no reference cycles: untracked by the garbage collector, which would otherwise
-    walk the hundreds of thousands of them that a large OCR file gives (a third of the decoding time)."""
+    walk the hundreds of thousands of them that a large OCR file gives (a third of the decoding time).
+    Sequences are tuples defaulting to the shared `()`: a missing field (and each field has two spellings)
+    allocates nothing, where a `[]` default is copied for every instance."""
 
 
 class TextSegment(Base):
@@ -39,18 +40,49 @@ class TextSegment(Base):
 
 
 class TextAnchor(Base):
-    textSegments: list[TextSegment] = []
-    text_segments: list[TextSegment] = []
+    textSegments: tuple[TextSegment, ...] = ()
+    text_segments: tuple[TextSegment, ...] = ()
 
     @property
-    def segments(self) -> list[TextSegment]:
+    def segments(self) -> tuple[TextSegment, ...]:
         return self.textSegments or self.text_segments
 
 
+class Vertex(Base):
+    x: float = 0.0  # a (0, 0) vertex is written as {}
+    y: float = 0.0
+
+
+class BoundingPoly(Base):
+    normalizedVertices: tuple[Vertex, ...] = ()
+    normalized_vertices: tuple[Vertex, ...] = ()
+    vertices: Raw = NO_RAW  # pixels: decoded only when a box has no normalized vertices
+
+
 class Layout(Base):
+    """The layout of a line, a table, a cell or a page: every one of their boxes is used, so the polygon is
+    decoded in the same pass (decoding it later, from raw JSON, costs three times as much per box)."""
+
     textAnchor: TextAnchor | None = None
     text_anchor: TextAnchor | None = None
-    # Boxes stay raw: decoded only for the elements a segment uses.
+    boundingPoly: BoundingPoly | None = None
+    bounding_poly: BoundingPoly | None = None
+
+    @property
+    def anchor(self) -> TextAnchor | None:
+        return self.textAnchor or self.text_anchor
+
+    @property
+    def poly(self) -> BoundingPoly | None:
+        return self.boundingPoly or self.bounding_poly
+
+
+class LazyLayout(Base):
+    """The layout of a paragraph or a block: its polygon stays raw, decoded only if the element is used (Form
+    Parser repeats every table cell as a paragraph, which segments skip)."""
+
+    textAnchor: TextAnchor | None = None
+    text_anchor: TextAnchor | None = None
     boundingPoly: Raw = NO_RAW
     bounding_poly: Raw = NO_RAW
 
@@ -59,31 +91,36 @@ class Layout(Base):
         return self.textAnchor or self.text_anchor
 
     @property
-    def poly(self) -> Raw:
-        return self.boundingPoly if len(self.boundingPoly) else self.bounding_poly
+    def poly(self) -> BoundingPoly | None:
+        raw = self.boundingPoly or self.bounding_poly
+        return BOUNDING_POLY.decode(raw) if raw else None
 
 
-class Element(Base):  # a block, paragraph, line or table cell
+class Element(Base):  # a line or a table cell
     layout: Layout | None = None
 
 
+class Paragraph(Base):  # a paragraph or a block
+    layout: LazyLayout | None = None
+
+
 class TableRow(Base):
-    cells: list[Element] = []
+    cells: tuple[Element, ...] = ()
 
 
 class Table(Base):
     layout: Layout | None = None
-    headerRows: list[TableRow] = []
-    bodyRows: list[TableRow] = []
-    header_rows: list[TableRow] = []
-    body_rows: list[TableRow] = []
+    headerRows: tuple[TableRow, ...] = ()
+    bodyRows: tuple[TableRow, ...] = ()
+    header_rows: tuple[TableRow, ...] = ()
+    body_rows: tuple[TableRow, ...] = ()
 
     @property
-    def header(self) -> list[TableRow]:
+    def header(self) -> tuple[TableRow, ...]:
         return self.headerRows or self.header_rows
 
     @property
-    def body(self) -> list[TableRow]:
+    def body(self) -> tuple[TableRow, ...]:
         return self.bodyRows or self.body_rows
 
 
@@ -96,13 +133,13 @@ class Page(Base):
     pageNumber: int = 0
     page_number: int = 0
     dimension: Dimension | None = None
-    layout: Layout | None = None
-    paragraphs: list[Element] = []
+    layout: LazyLayout | None = None  # its box is used only when the page has no elements
+    paragraphs: tuple[Paragraph, ...] = ()
     # Lines give the segments their line geometry (design §3 `lines`) and are a fallback source of text.
-    lines: list[Element] = []
+    lines: tuple[Element, ...] = ()
     # Kept raw: most pages have paragraphs, and blocks are only a fallback source.
     blocks: Raw = NO_RAW
-    tables: list[Table] = []
+    tables: tuple[Table, ...] = ()
 
     @property
     def number(self) -> int:
@@ -146,7 +183,7 @@ class TextBlock(Base):
     text: str = ""
     type: str = ""
     type_: str = ""
-    blocks: list[Block] = []
+    blocks: tuple[Block, ...] = ()
 
 
 class CellText(Base):
@@ -166,38 +203,38 @@ class CellBlock(Base):
 
 
 class TableCell(Base):
-    blocks: list[CellBlock] = []
+    blocks: tuple[CellBlock, ...] = ()
 
 
 class LayoutTableRow(Base):
-    cells: list[TableCell] = []
+    cells: tuple[TableCell, ...] = ()
 
 
 class TableBlock(Base):
-    headerRows: list[LayoutTableRow] = []
-    bodyRows: list[LayoutTableRow] = []
-    header_rows: list[LayoutTableRow] = []
-    body_rows: list[LayoutTableRow] = []
+    headerRows: tuple[LayoutTableRow, ...] = ()
+    bodyRows: tuple[LayoutTableRow, ...] = ()
+    header_rows: tuple[LayoutTableRow, ...] = ()
+    body_rows: tuple[LayoutTableRow, ...] = ()
 
     @property
-    def header(self) -> list[LayoutTableRow]:
+    def header(self) -> tuple[LayoutTableRow, ...]:
         return self.headerRows or self.header_rows
 
     @property
-    def body(self) -> list[LayoutTableRow]:
+    def body(self) -> tuple[LayoutTableRow, ...]:
         return self.bodyRows or self.body_rows
 
 
 class ListEntry(Base):
-    blocks: list[Block] = []
+    blocks: tuple[Block, ...] = ()
 
 
 class ListBlock(Base):
-    listEntries: list[ListEntry] = []
-    list_entries: list[ListEntry] = []
+    listEntries: tuple[ListEntry, ...] = ()
+    list_entries: tuple[ListEntry, ...] = ()
 
     @property
-    def entries(self) -> list[ListEntry]:
+    def entries(self) -> tuple[ListEntry, ...]:
         return self.listEntries or self.list_entries
 
 
@@ -229,12 +266,12 @@ class Block(Base):
 
 
 class DocumentLayout(Base):
-    blocks: list[Block] = []
+    blocks: tuple[Block, ...] = ()
 
 
 class Document(Base):
     text: str = ""
-    pages: list[Page] = []
+    pages: tuple[Page, ...] = ()
     shardInfo: ShardInfo | None = None
     shard_info: ShardInfo | None = None
     documentLayout: DocumentLayout | None = None
@@ -250,24 +287,9 @@ class Document(Base):
         return self.documentLayout or self.document_layout
 
 
-class Vertex(Base):
-    x: float = 0.0  # a (0, 0) vertex is written as {}
-    y: float = 0.0
-
-
-class BoundingPoly(Base):
-    normalizedVertices: list[Vertex] = []
-    normalized_vertices: list[Vertex] = []
-    vertices: Raw = NO_RAW  # pixels: decoded only when a box has no normalized vertices
-
-    @property
-    def normalized(self) -> list[Vertex]:
-        return self.normalizedVertices or self.normalized_vertices
-
-
 DOCUMENT = msgspec.json.Decoder(Document, strict=False)
-BLOCKS = msgspec.json.Decoder(list[Block], strict=False)  # the rare nested blocks of a table cell
-LIST_BLOCK = msgspec.json.Decoder(ListBlock, strict=False)
-ELEMENTS = msgspec.json.Decoder(list[Element], strict=False)  # `blocks`, decoded only when used
 BOUNDING_POLY = msgspec.json.Decoder(BoundingPoly, strict=False)
-VERTICES = msgspec.json.Decoder(list[Vertex], strict=False)
+BLOCKS_OF_PAGE = msgspec.json.Decoder(tuple[Paragraph, ...], strict=False)  # `blocks`, decoded only when used
+BLOCKS = msgspec.json.Decoder(tuple[Block, ...], strict=False)  # the rare nested blocks of a table cell
+LIST_BLOCK = msgspec.json.Decoder(ListBlock, strict=False)
+VERTICES = msgspec.json.Decoder(tuple[Vertex, ...], strict=False)

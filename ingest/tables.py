@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import msgspec
+
 from ingest.geometry import union
-from ingest.model import BBox
-from ingest.pieces import LineSpan, Piece
+from ingest.model import BBox, Line
+from ingest.pieces import Piece
 from ingest.split import split_spans
 
 # An empty cell keeps its column: `— | Apr 17 | Apr 18`, never `| Apr 17 | Apr 18`.
@@ -21,8 +23,7 @@ def render_row(cells: list[str]) -> str | None:
     return " | ".join(cell or EMPTY_CELL for cell in cells)
 
 
-@dataclass(frozen=True, slots=True)
-class Row:
+class Row(msgspec.Struct, frozen=True, gc=False):  # built in C: a large form has thousands of rows
     text: str
     start: int | None  # global span of its cells' text; None where the input has no text (Layout Parser)
     end: int | None
@@ -108,19 +109,24 @@ def _long_row(table: Table, row: Row, max_chars: int, with_lines: bool) -> list[
             row.start,
             row.end,
             bbox,
-            [(0, b - a, row.bbox)] if with_lines and row.bbox is not None else ([] if with_lines else None),
+            _row_line(b - a, row.bbox) if with_lines else None,
             False,
         )
         for a, b in split_spans(row.text, max_chars)
     ]
 
 
-def _row_lines(rows: list[Row]) -> list[LineSpan]:
+def _row_lines(rows: list[Row]) -> list[Line]:
     """Each row is one line of a table segment: its span in the text and the union of its cells' boxes."""
-    lines: list[LineSpan] = []
+    lines: list[Line] = []
     offset = 0
     for row in rows:
         if row.bbox is not None:
-            lines.append((offset, offset + len(row.text), row.bbox))
+            lines.append(Line(offset, offset + len(row.text), row.bbox))
         offset += len(row.text) + 1
     return lines
+
+
+def _row_line(length: int, bbox: BBox | None) -> list[Line]:
+    """The line of a piece of a row cut inside (a row longer than a segment)."""
+    return [Line(0, length, bbox)] if bbox is not None else []
