@@ -10,7 +10,17 @@ from functools import cache
 
 from ingest.model import SegmentKind
 from ingest.pieces import Piece
-from ingest.schema import BLOCKS, LIST_BLOCK, Block, CellBlock, DocumentLayout, ListBlock, PageSpan, TableBlock
+from ingest.schema import (
+    BLOCKS,
+    LIST_BLOCK,
+    Block,
+    CellBlock,
+    DocumentLayout,
+    ListBlock,
+    PageSpan,
+    TableBlock,
+    TableCell,
+)
 from ingest.split import split_spans
 from ingest.tables import Row, Table, render_row, table_pieces
 
@@ -72,9 +82,20 @@ def _text_of(blocks: list[Block]) -> str:
     return " ".join(" ".join(parts).split())
 
 
-def _cell_text(blocks: list[CellBlock]) -> str:
-    if len(blocks) == 1 and (only := blocks[0].textBlock or blocks[0].text_block) is not None and len(only.blocks) <= 2:
-        return " ".join(only.text.split())  # the usual cell: one text block
+def _row_texts(cells: tuple[TableCell, ...]) -> list[str]:
+    texts: list[str] = []
+    for cell in cells:
+        blocks = cell.blocks
+        if len(blocks) == 1:
+            only = blocks[0].textBlock or blocks[0].text_block
+            if only is not None and len(only.blocks) <= 2:  # the usual cell: one text block, nothing nested
+                texts.append(" ".join(only.text.split()))
+                continue
+        texts.append(_cell_text(blocks))
+    return texts
+
+
+def _cell_text(blocks: tuple[CellBlock, ...]) -> str:
     parts: list[str] = []
     for block in blocks:
         text_block = block.textBlock or block.text_block
@@ -99,7 +120,7 @@ def _table_pieces(table: TableBlock, page_idx: int, max_chars: int) -> list[Piec
         if cells and cells[0].blocks:
             first = cells[0].blocks[0]
             row_page = _page_idx(first.pageSpan or first.page_span, row_page)
-        text = render_row([_cell_text(cell.blocks) for cell in cells])
+        text = render_row(_row_texts(cells))
         if text is None:
             continue
         if number < len(header_rows):

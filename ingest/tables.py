@@ -3,8 +3,6 @@ rows repeated in each piece (design §3)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import msgspec
 
 from ingest.geometry import union
@@ -30,8 +28,7 @@ class Row(msgspec.Struct, frozen=True, gc=False):  # built in C: a large form ha
     bbox: BBox | None  # union of its cells' boxes
 
 
-@dataclass(frozen=True, slots=True)
-class Table:
+class Table(msgspec.Struct, frozen=True, gc=False):
     page_idx: int
     header: list[Row]
     body: list[Row]
@@ -47,7 +44,7 @@ def table_pieces(table: Table, max_chars: int, with_lines: bool) -> list[Piece]:
     rows = [*table.header, *table.body]
     if not rows:
         return []
-    text = "\n".join(row.text for row in rows)
+    text = "\n".join([row.text for row in rows])
     if len(text) <= max_chars and not table.header_is_repeat:
         lines = _row_lines(rows) if with_lines else None
         return [Piece(table.page_idx, "table", text, table.start, table.end, table.bbox, lines, False)]
