@@ -6,12 +6,12 @@ import bisect
 
 from ingest.load import Shard
 from ingest.model import InvalidDocument
-from ingest.schema import Layout
+from ingest.schema import Layout, LazyLayout, TextSegment
 
 Run = tuple[int, int]  # [start, end) in the shard's text
 
 
-def anchor_runs(layout: Layout | None, shard: Shard, page_idx: int) -> list[Run]:
+def anchor_runs(layout: Layout | LazyLayout | None, shard: Shard, page_idx: int) -> list[Run]:
     """The non-empty runs of an element's text anchor; every anchor read is checked against the text."""
     # Hot path (every paragraph, line and cell): the two spellings' fields are read directly, not through
     # the schema's properties.
@@ -19,12 +19,16 @@ def anchor_runs(layout: Layout | None, shard: Shard, page_idx: int) -> list[Run]
     if anchor is None:
         return []
     segments = anchor.textSegments or anchor.text_segments
-    length = len(shard.doc.text)
     if len(segments) == 1:  # the usual case
         segment = segments[0]
         start, end = segment.startIndex or segment.start_index, segment.endIndex or segment.end_index
-        if 0 <= start < end <= length:
+        if 0 <= start < end <= len(shard.doc.text):
             return [(start, end)]
+    return _checked_runs(segments, shard, page_idx)
+
+
+def _checked_runs(segments: tuple[TextSegment, ...], shard: Shard, page_idx: int) -> list[Run]:
+    length = len(shard.doc.text)
     runs: list[Run] = []
     for segment in segments:
         start, end = segment.start, segment.end
@@ -60,8 +64,14 @@ class Cuts:
     def pieces(self, runs: list[Run]) -> list[list[Run]]:
         """The runs without the cut ranges, grouped into pieces: a run the cuts split or shortened ends its
         piece there, so the text on each side of a table stays on its side of the table's segment."""
-        if not self.starts:
+        starts = self.starts
+        if not starts:
             return [runs] if runs else []
+        if len(runs) == 1:  # the usual case: a paragraph clear of every table
+            index = bisect.bisect_right(starts, runs[0][0])
+            clear_before = index == 0 or self.ends[index - 1] <= runs[0][0]
+            if clear_before and (index == len(starts) or starts[index] >= runs[0][1]):
+                return [runs]
         pieces: list[list[Run]] = []
         current: list[Run] = []
         for start, end in runs:

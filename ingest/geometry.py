@@ -5,7 +5,7 @@ from __future__ import annotations
 import struct
 
 from ingest.model import BBox
-from ingest.schema import VERTICES, Layout, LazyLayout, Page
+from ingest.schema import VERTICES, Element, Layout, LazyLayout, Page
 
 Extent = tuple[float, float, float, float]  # min x, min y, max x, max y
 
@@ -69,25 +69,26 @@ def layout_extent(layout: Layout | LazyLayout | None, page: Page) -> Extent | No
 
 def layout_box(layout: Layout | LazyLayout | None, page: Page) -> BBox | None:
     """The box of an element (see `layout_extent`)."""
+    poly = layout.poly if layout is not None else None
+    points = (poly.normalizedVertices or poly.normalized_vertices) if poly is not None else ()
+    if len(points) == 4:  # the usual quadrilateral, inline: one call per line of a large OCR file
+        a, b, c, d = points
+        return box(min(a.x, b.x, c.x, d.x), min(a.y, b.y, c.y, d.y), max(a.x, b.x, c.x, d.x), max(a.y, b.y, c.y, d.y))
     extent = layout_extent(layout, page)
     return box(*extent) if extent is not None else None
 
 
-def cells_box(layouts: list[Layout | None], page: Page) -> BBox | None:
-    """One box around several elements (the cells of a table row), from all their vertices at once."""
-    xs: list[float] = []
-    ys: list[float] = []
-    for layout in layouts:
-        poly = layout.poly if layout is not None else None
-        if poly is None:
-            continue
-        points = poly.normalizedVertices or poly.normalized_vertices
-        if points:
-            xs += [v.x for v in points]
-            ys += [v.y for v in points]
-        elif (extent := layout_extent(layout, page)) is not None:
-            xs += extent[0::2]
-            ys += extent[1::2]
+def cells_box(cells: tuple[Element, ...], page: Page) -> BBox | None:
+    """One box around the cells of a table row, from all their normalized vertices at once."""
+    polys = [(layout.boundingPoly or layout.bounding_poly) for cell in cells if (layout := cell.layout) is not None]
+    vertices = [p.normalizedVertices or p.normalized_vertices for p in polys if p is not None]
+    if len(vertices) == len(polys) and all(vertices):
+        xs = [v.x for points in vertices for v in points]
+        ys = [v.y for points in vertices for v in points]
+    else:  # some cell has only pixel vertices, or none
+        extents = [e for cell in cells if (e := layout_extent(cell.layout, page)) is not None]
+        xs = [x for e in extents for x in e[0::2]]
+        ys = [y for e in extents for y in e[1::2]]
     return box(min(xs), min(ys), max(xs), max(ys)) if xs else None
 
 

@@ -16,7 +16,7 @@ from ingest.model import InvalidDocument
 from ingest.schema import DOCUMENT, Document, DocumentLayout
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Shard:
     doc: Document
     text_offset: int  # global offset of this shard's text[0]

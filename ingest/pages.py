@@ -111,6 +111,8 @@ class PageReader:
         self, element: Element | Paragraph, runs: list[Run], whole: bool, kind: SegmentKind
     ) -> list[Piece]:
         """An element's text (or the part of it outside tables), cut at sentence ends when it is too long."""
+        if whole and len(runs) == 1 and runs[0][1] - runs[0][0] <= self.max_chars:
+            return self._whole_piece(element, runs[0], kind)
         anchored = AnchoredText(runs, self.shard)
         spans = split_spans(anchored.text, self.max_chars, anchored.lo, anchored.hi)
         whole = whole and len(spans) == 1
@@ -126,6 +128,21 @@ class PageReader:
             text = anchored.text[a:b]
             pieces.append(Piece(self.page_idx, kind, text, start, end, union(boxes), line_spans, len(spans) == 1))
         return pieces
+
+    def _whole_piece(self, element: Element | Paragraph, run: Run, kind: SegmentKind) -> list[Piece]:
+        """The usual paragraph: one run that fits in a segment, read in place (no copy before its piece's)."""
+        text, offset = self.shard.doc.text, self.shard.text_offset
+        start, end = run
+        while start < end and text[start].isspace():
+            start += 1
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        if end == start:
+            return []
+        lines = self.lines.run_lines(text, start, end, offset, start) if self.lines.starts else None
+        boxes: list[BBox | None] = [line.bbox for line in lines] if lines else []
+        boxes.append(layout_box(element.layout, self.page))
+        return [Piece(self.page_idx, kind, text[start:end], start + offset, end + offset, union(boxes), lines, True)]
 
     def _table(self, table: TableStruct, cells: list[Run]) -> Table | None:
         """A table's rows; the runs of its cells are added to `cells`."""
@@ -163,7 +180,7 @@ class PageReader:
             rendered,
             offset + start if start is not None else None,
             offset + end if end is not None else None,
-            cells_box([cell.layout for cell in row], self.page),
+            cells_box(row, self.page),
         )
 
 
@@ -189,33 +206,28 @@ class PageLines:
         self.indexes = [index for _, _, index in entries]
         self.boxes: list[BBox | None | bool] = [False] * len(entries)  # False: not decoded yet
 
-    def box(self, position: int) -> BBox | None:
-        found = self.boxes[position]
-        if found is False:
-            found = self.boxes[position] = layout_box(self.page.lines[self.indexes[position]].layout, self.page)
-        return found  # type: ignore[return-value]
-
     def spans(self, anchored: AnchoredText, a: int, b: int) -> list[Line] | None:
         """The lines inside `anchored.text[a:b]`: each one's span there (trimmed, relative to `a`) and its box;
         None when the page has no lines."""
         if not self.starts:
             return None
         if anchored.shift is not None:  # one run (the usual case): local and global offsets differ by `shift`
-            return self._run_spans(anchored.text, a, b, anchored.shift, a)
+            return self.run_lines(anchored.text, a, b, anchored.shift, a)
         found: list[Line] = []
         for local, global_, length in zip(anchored.starts, anchored.globals_, anchored.lengths, strict=True):
             low, high = max(a, local), min(b, local + length)
             if low < high:
-                for line in self._run_spans(anchored.text, low, high, global_ - local, a):
+                for line in self.run_lines(anchored.text, low, high, global_ - local, a):
                     if found and found[-1].bbox is line.bbox:  # one line read through two runs
                         found[-1] = Line(found[-1].start, line.end, line.bbox)
                     else:
                         found.append(line)
         return found
 
-    def _run_spans(self, text: str, low: int, high: int, shift: int, origin: int) -> list[Line]:
+    def run_lines(self, text: str, low: int, high: int, shift: int, origin: int) -> list[Line]:
         """Lines within `text[low:high]`, whose global offsets are local ones + `shift`; spans from `origin`."""
         starts, ends, found = self.starts, self.ends, []
+        boxes, lines, indexes = self.boxes, self.page.lines, self.indexes
         g_low, g_high = low + shift, high + shift
         position = bisect.bisect_right(starts, g_low) - 1
         if position < 0 or ends[position] <= g_low:
@@ -228,7 +240,11 @@ class PageLines:
                 start += 1
             while end > start and text[end - 1].isspace():
                 end -= 1
-            if end > start and (box := self.box(position)) is not None:
-                found.append(Line(start - origin, end - origin, box))
+            if end > start:
+                box = boxes[position]
+                if box is False:  # not decoded yet
+                    box = boxes[position] = layout_box(lines[indexes[position]].layout, self.page)
+                if box is not None:
+                    found.append(Line(start - origin, end - origin, box))
             position += 1
         return found
