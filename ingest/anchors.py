@@ -6,12 +6,12 @@ import bisect
 
 from ingest.load import Shard
 from ingest.model import InvalidDocument
-from ingest.schema import Layout, LazyLayout, TextSegment
+from ingest.schema import Layout, TextSegment
 
 Run = tuple[int, int]  # [start, end) in the shard's text
 
 
-def anchor_runs(layout: Layout | LazyLayout | None, shard: Shard, page_idx: int) -> list[Run]:
+def anchor_runs(layout: Layout | None, shard: Shard, page_idx: int) -> list[Run]:
     """The non-empty runs of an element's text anchor; every anchor read is checked against the text."""
     # Hot path (every paragraph, line and cell): the two spellings' fields are read directly, not through
     # the schema's properties.

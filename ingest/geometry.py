@@ -5,7 +5,7 @@ from __future__ import annotations
 import struct
 
 from ingest.model import BBox
-from ingest.schema import VERTICES, Element, Layout, LazyLayout, Page
+from ingest.schema import VERTICES, BoundingPoly, Element, Layout, Page
 
 Extent = tuple[float, float, float, float]  # min x, min y, max x, max y
 
@@ -44,16 +44,10 @@ def _clamp(value: float) -> float:
     return value if 0.0 <= value <= 1.0 else (0.0 if value < 1.0 else 1.0)  # NaN -> 0.0
 
 
-def layout_extent(layout: Layout | LazyLayout | None, page: Page) -> Extent | None:
-    """The extent of an element's `boundingPoly`: its normalized vertices, else its pixel vertices over the
-    page size; None when it has neither."""
-    poly = layout.poly if layout is not None else None
-    if poly is None:
-        return None
+def poly_extent(poly: BoundingPoly, page: Page) -> Extent | None:
+    """The extent of a polygon: its normalized vertices, else its pixel vertices over the page size; None when
+    it has neither."""
     points = poly.normalizedVertices or poly.normalized_vertices
-    if len(points) == 4:  # the usual quadrilateral
-        a, b, c, d = points
-        return min(a.x, b.x, c.x, d.x), min(a.y, b.y, c.y, d.y), max(a.x, b.x, c.x, d.x), max(a.y, b.y, c.y, d.y)
     if points:
         xs, ys = [v.x for v in points], [v.y for v in points]
         return min(xs), min(ys), max(xs), max(ys)
@@ -67,26 +61,28 @@ def layout_extent(layout: Layout | LazyLayout | None, page: Page) -> Extent | No
     return min(xs), min(ys), max(xs), max(ys)
 
 
-def layout_box(layout: Layout | LazyLayout | None, page: Page) -> BBox | None:
-    """The box of an element (see `layout_extent`)."""
+def layout_box(layout: Layout | None, page: Page) -> BBox | None:
+    """The box of an element's `boundingPoly` (see `poly_extent`)."""
     poly = layout.poly if layout is not None else None
-    points = (poly.normalizedVertices or poly.normalized_vertices) if poly is not None else ()
+    if poly is None:
+        return None
+    points = poly.normalizedVertices or poly.normalized_vertices
     if len(points) == 4:  # the usual quadrilateral, inline: one call per line of a large OCR file
         a, b, c, d = points
         return box(min(a.x, b.x, c.x, d.x), min(a.y, b.y, c.y, d.y), max(a.x, b.x, c.x, d.x), max(a.y, b.y, c.y, d.y))
-    extent = layout_extent(layout, page)
+    extent = poly_extent(poly, page)
     return box(*extent) if extent is not None else None
 
 
 def cells_box(cells: tuple[Element, ...], page: Page) -> BBox | None:
     """One box around the cells of a table row, from all their normalized vertices at once."""
-    polys = [(layout.boundingPoly or layout.bounding_poly) for cell in cells if (layout := cell.layout) is not None]
+    polys = [layout.poly for cell in cells if (layout := cell.layout) is not None]
     vertices = [p.normalizedVertices or p.normalized_vertices for p in polys if p is not None]
     if len(vertices) == len(polys) and all(vertices):
         xs = [v.x for points in vertices for v in points]
         ys = [v.y for points in vertices for v in points]
     else:  # some cell has only pixel vertices, or none
-        extents = [e for cell in cells if (e := layout_extent(cell.layout, page)) is not None]
+        extents = [e for poly in polys if poly is not None and (e := poly_extent(poly, page)) is not None]
         xs = [x for e in extents for x in e[0::2]]
         ys = [y for e in extents for y in e[1::2]]
     return box(min(xs), min(ys), max(xs), max(ys)) if xs else None

@@ -9,7 +9,7 @@ from ingest.geometry import cells_box, layout_box, union
 from ingest.load import Shard
 from ingest.model import BBox, Line, SegmentKind
 from ingest.pieces import Piece
-from ingest.schema import BLOCKS_OF_PAGE, Element, Page, Paragraph
+from ingest.schema import ELEMENTS, Element, Page
 from ingest.schema import Table as TableStruct
 from ingest.split import split_spans
 from ingest.tables import Row, Table, render_row, table_pieces
@@ -108,7 +108,7 @@ class PageReader:
         return anchor_pieces(page, page_idx, shard, cuts, PageBoxes(), self.max_chars)
 
     def _element_pieces(
-        self, element: Element | Paragraph, runs: list[Run], whole: bool, kind: SegmentKind
+        self, element: Element, runs: list[Run], whole: bool, kind: SegmentKind
     ) -> list[Piece]:
         """An element's text (or the part of it outside tables), cut at sentence ends when it is too long."""
         if whole and len(runs) == 1 and runs[0][1] - runs[0][0] <= self.max_chars:
@@ -129,7 +129,7 @@ class PageReader:
             pieces.append(Piece(self.page_idx, kind, text, start, end, union(boxes), line_spans, len(spans) == 1))
         return pieces
 
-    def _whole_piece(self, element: Element | Paragraph, run: Run, kind: SegmentKind) -> list[Piece]:
+    def _whole_piece(self, element: Element, run: Run, kind: SegmentKind) -> list[Piece]:
         """The usual paragraph: one run that fits in a segment, read in place (no copy before its piece's)."""
         text, offset = self.shard.doc.text, self.shard.text_offset
         start, end = run
@@ -184,8 +184,8 @@ class PageReader:
         )
 
 
-def _blocks(page: Page) -> tuple[Paragraph, ...]:
-    return BLOCKS_OF_PAGE.decode(page.blocks) if page.blocks else ()
+def _blocks(page: Page) -> tuple[Element, ...]:
+    return ELEMENTS.decode(page.blocks) if page.blocks else ()
 
 
 class PageLines:

@@ -60,29 +60,10 @@ class BoundingPoly(Base):
 
 
 class Layout(Base):
-    """The layout of a line, a table, a cell or a page: every one of their boxes is used, so the polygon is
-    decoded in the same pass (decoding it later, from raw JSON, costs three times as much per box)."""
-
     textAnchor: TextAnchor | None = None
     text_anchor: TextAnchor | None = None
-    boundingPoly: BoundingPoly | None = None
-    bounding_poly: BoundingPoly | None = None
-
-    @property
-    def anchor(self) -> TextAnchor | None:
-        return self.textAnchor or self.text_anchor
-
-    @property
-    def poly(self) -> BoundingPoly | None:
-        return self.boundingPoly or self.bounding_poly
-
-
-class LazyLayout(Base):
-    """The layout of a paragraph or a block: its polygon stays raw, decoded only if the element is used (Form
-    Parser repeats every table cell as a paragraph, which segments skip)."""
-
-    textAnchor: TextAnchor | None = None
-    text_anchor: TextAnchor | None = None
+    # The polygon stays raw JSON, decoded only for the elements a segment uses (Form Parser repeats every
+    # table cell as a paragraph, which segments skip; a page's own box serves only pages without elements).
     boundingPoly: Raw = NO_RAW
     bounding_poly: Raw = NO_RAW
 
@@ -96,12 +77,8 @@ class LazyLayout(Base):
         return BOUNDING_POLY.decode(raw) if raw else None
 
 
-class Element(Base):  # a line or a table cell
+class Element(Base):  # a block, paragraph, line or table cell
     layout: Layout | None = None
-
-
-class Paragraph(Base):  # a paragraph or a block
-    layout: LazyLayout | None = None
 
 
 class TableRow(Base):
@@ -133,8 +110,8 @@ class Page(Base):
     pageNumber: int = 0
     page_number: int = 0
     dimension: Dimension | None = None
-    layout: LazyLayout | None = None  # its box is used only when the page has no elements
-    paragraphs: tuple[Paragraph, ...] = ()
+    layout: Layout | None = None
+    paragraphs: tuple[Element, ...] = ()
     # Lines give the segments their line geometry (design §3 `lines`) and are a fallback source of text.
     lines: tuple[Element, ...] = ()
     # Kept raw: most pages have paragraphs, and blocks are only a fallback source.
@@ -289,7 +266,7 @@ class Document(Base):
 
 DOCUMENT = msgspec.json.Decoder(Document, strict=False)
 BOUNDING_POLY = msgspec.json.Decoder(BoundingPoly, strict=False)
-BLOCKS_OF_PAGE = msgspec.json.Decoder(tuple[Paragraph, ...], strict=False)  # `blocks`, decoded only when used
+ELEMENTS = msgspec.json.Decoder(tuple[Element, ...], strict=False)  # `blocks`, decoded only when used
 BLOCKS = msgspec.json.Decoder(tuple[Block, ...], strict=False)  # the rare nested blocks of a table cell
 LIST_BLOCK = msgspec.json.Decoder(ListBlock, strict=False)
 VERTICES = msgspec.json.Decoder(tuple[Vertex, ...], strict=False)
