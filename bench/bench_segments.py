@@ -62,7 +62,8 @@ class Words:
         return " ".join(self.sentence() for _ in range(self.rnd.randint(low, high)))
 
     def table(self, columns: int, rows: int) -> list[list[str]]:
-        return [[f"h{c}" for c in range(columns)]] + [[self.rnd.choice(WORDS) for _ in range(columns)] for _ in range(rows)]
+        body = [[self.rnd.choice(WORDS) for _ in range(columns)] for _ in range(rows)]
+        return [[f"h{c}" for c in range(columns)], *body]
 
 
 def ocr_pages(pages: int, seed: int) -> list[PageSpec]:

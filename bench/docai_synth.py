@@ -211,7 +211,8 @@ def to_camel_case(node: Any) -> Any:
 def page_anchors_only(document: dict[str, Any]) -> dict[str, Any]:
     """The document as OCR output that keeps only each page's own layout (no paragraphs, blocks, lines,
     tokens or tables): segments are then read from the page anchors."""
-    pages = [{"pageNumber": p["pageNumber"], "dimension": p["dimension"], "layout": p["layout"]} for p in document["pages"]]
+    keep = ("pageNumber", "dimension", "layout")
+    pages = [{key: page[key] for key in keep} for page in document["pages"]]
     return {**document, "pages": pages}
 
 
@@ -232,14 +233,16 @@ def build_layout_document(pages: list[LayoutPageSpec]) -> dict[str, Any]:
 
     def text_block(kind: str, text: str, page: int) -> dict[str, Any]:
         span = {"pageStart": page, "pageEnd": page}
-        return {"blockId": str(next(next_id)), "textBlock": {"text": text, "type": kind, "blocks": []}, "pageSpan": span}
+        block = {"text": text, "type": kind, "blocks": []}
+        return {"blockId": str(next(next_id)), "textBlock": block, "pageSpan": span}
 
     for number, spec in enumerate(pages, start=1):
         blocks.append(text_block("header", spec.header, number))
         blocks.extend(text_block(kind, text, number) for kind, text in spec.blocks)
         if spec.table:
             rows = [
-                {"cells": [{"blocks": [text_block("paragraph", cell, number)], "rowSpan": 1, "colSpan": 1} for cell in row]}
+                {"cells": [{"blocks": [text_block("paragraph", cell, number)], "rowSpan": 1, "colSpan": 1}
+                           for cell in row]}
                 for row in spec.table
             ]
             blocks.append(

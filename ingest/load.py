@@ -133,7 +133,8 @@ def _order_shards(docs: list[Document], wheres: list[str]) -> list[Shard]:
     for doc, where in zip(docs, wheres, strict=True):
         index = doc.shard.index if doc.shard is not None else 0
         if index in by_index:
-            raise InvalidDocument(f"{_both(by_index[index][1], where)}shard {index} appears twice; pass each shard once")
+            both = _both(by_index[index][1], where)
+            raise InvalidDocument(f"{both}shard {index} appears twice; pass each shard once")
         by_index[index] = (doc, where)
     missing = sorted(set(range(expected)) - set(by_index))
     if missing:

@@ -204,7 +204,7 @@ class PageLines:
         self.starts = [start for start, _, _ in entries]
         self.ends = [end for _, end, _ in entries]
         self.indexes = [index for _, _, index in entries]
-        self.boxes: list[BBox | None | bool] = [False] * len(entries)  # False: not decoded yet
+        self.boxes: list[BBox | bool | None] = [False] * len(entries)  # False: not decoded yet
 
     def spans(self, anchored: AnchoredText, a: int, b: int) -> list[Line] | None:
         """The lines inside `anchored.text[a:b]`: each one's span there (trimmed, relative to `a`) and its box;

@@ -10,7 +10,6 @@ from ingest.geometry import union
 from ingest.model import BBox, Line, Segment, SegmentKind
 
 
-
 class Piece(msgspec.Struct, gc=False):
     """A piece of text of one page (a paragraph, part of one, a table, a run of lines of a page anchor)."""
 

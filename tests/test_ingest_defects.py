@@ -67,8 +67,14 @@ def test_paragraph_partly_over_a_table_keeps_its_own_characters() -> None:
 @pytest.mark.parametrize(
     ("text", "first"),
     [
-        ('He said "the hive is full of bees." Then the keeper closed the lid slowly.', 'He said "the hive is full of bees."'),
-        ("The figures are in the table. (See above.) The rest follows on the next page here.", "The figures are in the table. (See above.)"),
+        (
+            'He said "the hive is full of bees." Then the keeper closed the lid slowly.',
+            'He said "the hive is full of bees."',
+        ),
+        (
+            "The figures are in the table. (See above.) The rest follows on the next page here.",
+            "The figures are in the table. (See above.)",
+        ),
         ("«Bonjour, dit-il.» Elle partit vers la gare sans attendre personne du tout ici.", "«Bonjour, dit-il.»"),
     ],
 )
@@ -183,7 +189,9 @@ def test_document_object_gives_the_same_boxes_as_its_json() -> None:
 
 def test_messages_name_the_file() -> None:
     with pytest.raises(InvalidDocument) as info:
-        build_segments([b'{"text": "a", "shardInfo": {"shardCount": 2}}', b""], "d", names=["part-1.json", "report.json"])
+        build_segments(
+            [b'{"text": "a", "shardInfo": {"shardCount": 2}}', b""], "d", names=["part-1.json", "report.json"]
+        )
     assert str(info.value) == "report.json: the file is empty; expected Document AI JSON"
 
 

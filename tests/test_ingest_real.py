@@ -29,7 +29,7 @@ def ingestible() -> list[str]:
     """Names of every real input that must ingest (a WRAPPED_ file stands for its `document` field)."""
     names = [c["name"] for c in manifest_cases() if c["expect"] == "ok" or c["name"].startswith("WRAPPED_")]
     if FIXTURES.is_dir():
-        names += sorted(p.name for p in FIXTURES.glob("*.json")) + [SHARDED]
+        names += [*sorted(p.name for p in FIXTURES.glob("*.json")), SHARDED]
     return names
 
 
@@ -292,7 +292,7 @@ def test_lines_of_a_known_sentence_are_exactly_its_lines(docai_dir: Path) -> Non
     # A sentence on one line of a merged segment gets that one line, though its neighbours are lines too.
     single = "Relève automatique de votre compteur électricité vers le 10 de chaque mois."
     assert lines_over(segment, single) == [single]
-    one_line = [line for line in segment.lines if segment.text[line.start : line.end] == single][0]
+    one_line = next(line for line in segment.lines if segment.text[line.start : line.end] == single)
     assert (one_line.bbox.y0, one_line.bbox.y1) == (0.483668, 0.5)
     assert segment.page_idx == 0
 
