@@ -87,9 +87,10 @@ class PageReader:
         flow.sort(key=lambda p: p.start if p.start is not None else -1)  # reading order = text order
         return flow
 
-    def _text_pieces(self, cuts: Cuts, cells: set[Run] | frozenset[Run] = frozenset()) -> list[Piece]:
+    def _text_pieces(self, cuts: Cuts, cells: set[Run]) -> list[Piece]:
         """Source of text, best first: paragraphs, blocks, lines (the first that has anchored elements), else
-        the page's own anchor (design §3)."""
+        the page's own anchor (design §3). `cells`: the tables' cell runs, for a quick test of the paragraphs
+        that are table cells (before the general one, `cuts`)."""
         page, shard, page_idx = self.page, self.shard, self.page_idx
         for elements, kind in ((page.paragraphs, "paragraph"), (_blocks(page), "text"), (page.lines, "text")):
             pieces: list[Piece] = []
@@ -107,9 +108,7 @@ class PageReader:
                 return pieces
         return anchor_pieces(page, page_idx, shard, cuts, PageBoxes(), self.max_chars)
 
-    def _element_pieces(
-        self, element: Element, runs: list[Run], whole: bool, kind: SegmentKind
-    ) -> list[Piece]:
+    def _element_pieces(self, element: Element, runs: list[Run], whole: bool, kind: SegmentKind) -> list[Piece]:
         """An element's text (or the part of it outside tables), cut at sentence ends when it is too long."""
         if whole and len(runs) == 1 and runs[0][1] - runs[0][0] <= self.max_chars:
             return self._whole_piece(element, runs[0], kind)

@@ -3,9 +3,9 @@
 Tokens, symbols, page images and entities are never declared here, so msgspec skips them without building
 Python objects (design §3: orders of magnitude faster and smaller than `orjson.loads` on OCR output).
 Proto3 JSON comes as camelCase (the API, `to_json()`) or snake_case (`to_dict()`-style, `type_`): every field
-whose two spellings differ is declared under both, and read through a property. One pass decodes either
-spelling; guessing the spelling first would cost a scan of the whole file. `strict=False` decoding accepts
-int64 fields written as strings.
+whose two spellings differ is declared under both, read through a property (hot paths read both fields
+directly). One pass decodes either spelling; guessing the spelling first would cost a scan of the whole file.
+`strict=False` decoding accepts int64 fields written as strings.
 """
 
 from __future__ import annotations
@@ -43,10 +43,6 @@ class TextAnchor(Base):
     textSegments: tuple[TextSegment, ...] = ()
     text_segments: tuple[TextSegment, ...] = ()
 
-    @property
-    def segments(self) -> tuple[TextSegment, ...]:
-        return self.textSegments or self.text_segments
-
 
 class Vertex(Base):
     x: float = 0.0  # a (0, 0) vertex is written as {}
@@ -66,10 +62,6 @@ class Layout(Base):
     # table cell as a paragraph, which segments skip; a page's own box serves only pages without elements).
     boundingPoly: Raw = NO_RAW
     bounding_poly: Raw = NO_RAW
-
-    @property
-    def anchor(self) -> TextAnchor | None:
-        return self.textAnchor or self.text_anchor
 
     @property
     def poly(self) -> BoundingPoly | None:
@@ -118,10 +110,6 @@ class Page(Base):
     blocks: Raw = NO_RAW
     tables: tuple[Table, ...] = ()
 
-    @property
-    def number(self) -> int:
-        return self.pageNumber or self.page_number
-
 
 class ShardInfo(Base):
     shardIndex: int = 0
@@ -150,10 +138,6 @@ class ShardInfo(Base):
 class PageSpan(Base):
     pageStart: int = 0
     page_start: int = 0
-
-    @property
-    def start(self) -> int:
-        return self.pageStart or self.page_start
 
 
 class TextBlock(Base):
@@ -236,10 +220,6 @@ class Block(Base):
     @property
     def list_part(self) -> ListBlock | None:
         return self.listBlock or self.list_block
-
-    @property
-    def span(self) -> PageSpan | None:
-        return self.pageSpan or self.page_span
 
 
 class DocumentLayout(Base):
