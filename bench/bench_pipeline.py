@@ -26,10 +26,10 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 from docai_synth import PageSpec, build_document  # noqa: E402
 
-from worker import pipeline  # noqa: E402
-from worker.cli import worker_argv  # noqa: E402
+from worker import answers, documents  # noqa: E402
 from worker.embedded import start_postgres, start_redis, stop_postgres, stop_redis  # noqa: E402
 from worker.migrate import apply_migrations  # noqa: E402
+from worker.processes import worker_argv  # noqa: E402
 from worker.settings import Settings  # noqa: E402
 
 SHARDS = REPO.parent / "shared" / "fixtures" / "docai" / "invoice_sharded_48p_noimages"
@@ -94,7 +94,7 @@ def main() -> None:
             celery_ingest.append(time.perf_counter() - start)
             rt.store.update_document(document_id, status="uploaded")
             start = time.perf_counter()
-            pipeline.ingest_document(rt, document_id)
+            documents.ingest_document(rt, document_id)
             local_ingest.append(time.perf_counter() - start)
         row = rt.store.get_document(document_id)
         print(f"document: {label}: {row.page_count} pages, {row.segment_count} segments")
@@ -117,7 +117,7 @@ def main() -> None:
             celery_times.append(time.perf_counter() - start)
             message_id = new_message(n)
             start = time.perf_counter()
-            pipeline.answer_message(rt, message_id)
+            answers.answer_message(rt, message_id)
             local_times.append(time.perf_counter() - start)
         celery_median, local_median = statistics.median(celery_times), statistics.median(local_times)
         print(

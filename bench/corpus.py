@@ -85,3 +85,20 @@ def unrelated(rnd: random.Random) -> str:
     other = ["".join(rnd.choice(string.ascii_lowercase) for _ in range(rnd.randint(4, 9))) for _ in range(14)]
     words = [rnd.choice(FUNCTION_WORDS) if rnd.random() < 0.35 else w for w in other]
     return " ".join(words).capitalize() + f" in {rnd.randint(1900, 2030)}."
+
+
+def negate(rnd: random.Random, sentence: str) -> str:
+    """The sentence with a negation: `not` after its first word."""
+    words = sentence.split()
+    return " ".join([words[0], "not", *words[1:]])
+
+
+def swap_number(rnd: random.Random, sentence: str) -> str | None:
+    """The sentence with one of its numbers changed (None if it has none)."""
+    words = sentence.rstrip(".").split()
+    at = [i for i, w in enumerate(words) if w.replace(",", "").isdigit()]
+    if not at:
+        return None
+    i = rnd.choice(at)
+    words[i] = str(int(words[i].replace(",", "")) + rnd.randint(1, 50) * 7)
+    return " ".join(words) + "."

@@ -1,8 +1,21 @@
-"""Pure: Document AI JSON -> page-indexed segments and SEG-tagged text. No I/O, no Celery."""
+"""Pure: Document AI JSON -> page-indexed segments and SEG-tagged text. No I/O, no Celery.
 
-from ingest.model import BBox, InvalidDocument, Line, Segment, make_segment_id
+`ingest` owns the segment id format (`ingest.ids`) and the SEG tag format (`ingest.tags`): everyone else calls
+these functions instead of matching ids or tags themselves.
+"""
+
+from ingest.ids import make_segment_id, parse_segment_id
+from ingest.model import BBox, InvalidDocument, Line, Segment
 from ingest.segments import build_segments
-from ingest.tags import neutralize_seg_tags, tagged_text
+from ingest.tags import (
+    contains_seg_tag,
+    leading_tag_id,
+    neutralize_seg_tags,
+    seg_tag,
+    split_ids,
+    tagged_text,
+    take_seg_tags,
+)
 
 __all__ = [
     "BBox",
@@ -10,7 +23,13 @@ __all__ = [
     "Line",
     "Segment",
     "build_segments",
+    "contains_seg_tag",
+    "leading_tag_id",
     "make_segment_id",
     "neutralize_seg_tags",
+    "parse_segment_id",
+    "seg_tag",
+    "split_ids",
     "tagged_text",
+    "take_seg_tags",
 ]

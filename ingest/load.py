@@ -29,6 +29,11 @@ class LoadedDocument:
     layout: DocumentLayout | None  # Layout Parser `documentLayout`, when that is what the input is
     where: str  # the prefix of messages about the whole document: its file's name when it is one file
 
+    @property
+    def text(self) -> str:
+        """The global text, shards merged: joined on demand (segments read each shard's text in place)."""
+        return "".join(shard.doc.text for shard in self.shards)
+
 
 def load_document(docai: Any, names: Sequence[str] | None = None) -> LoadedDocument:
     items = _as_items(docai)

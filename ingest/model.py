@@ -7,6 +7,8 @@ from typing import Any, Literal
 
 import msgspec
 
+from ingest.ids import make_segment_id
+
 # `header` / `footer`: page furniture (Layout Parser); stored, but never sent to the RAG store (design §3).
 SegmentKind = Literal["paragraph", "heading", "table", "list", "text", "header", "footer"]
 
@@ -94,7 +96,3 @@ class Segment(msgspec.Struct, frozen=True, gc=False):
             bbox=BBox(**bbox) if bbox else None,
             lines=tuple(Line.from_dict(x) for x in lines) if (lines := data.get("lines")) is not None else None,
         )
-
-
-def make_segment_id(document_id: str, segment_index: int) -> str:
-    return f"{document_id}:{segment_index}"

@@ -1,33 +1,29 @@
-"""`build_answer`: the raw model output -> the message payload of design §5.8."""
+"""`build_answer`: the raw model output -> the message payload of design §5.8.
+
+The payload is assembled section by section (`AnswerBuilder`): citation numbers are given by first
+appearance and never change as sections are appended, so a caller that resolves sections while a model
+streams them shows the same numbers as the final payload, which equals `build_answer` on the whole output.
+"""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict
 from typing import Any
 
-from ingest import Segment
-from query.markers import parse_markers
+from ingest import Segment, neutralize_seg_tags
+from query.markers import Marker, parse_markers
 from query.match import SegmentSource
-from query.model import ResolvedSection
-from query.parse import parse_sections
-from query.resolve import resolve_sections
+from query.model import ResolvedSection, SectionCitation, as_segments
+from query.parse import parse_answer, without_surrogates
+from query.quote import find_quote, quote_boxes, snippet_preview
+from query.resolve import SectionResolver, mentioned_ids
+from query.verify import Verifier
 
-SNIPPET_CHARS = 200
-# The section's final punctuation (with closing quotes/brackets): markers go just before it.
+RAW_OUTPUT_BYTES = 65_536  # metadata.raw_output keeps at most this much of the model's reply
+STATUSES = ("cited", "matched", "invalid", "uncited")
+# A sentence's final punctuation (with closing quotes/brackets): markers go just before it.
 _FINAL_PUNCTUATION = re.compile(r"([.!?…:;。]+[\"'”’)\]]*)\s*$")
-
-
-def snippet_preview(text: str, limit: int = SNIPPET_CHARS) -> str:
-    """At most `limit` characters, cut at a word boundary with `…`."""
-    text = " ".join(text.split())
-    if len(text) <= limit:
-        return text
-    cut = text[: limit - 1]
-    if " " in cut:
-        cut = cut[: cut.rindex(" ")]
-    return cut.rstrip(" ,;:") + "…"
 
 
 def with_markers(text: str, numbers: list[int]) -> str:
@@ -41,18 +37,105 @@ def with_markers(text: str, numbers: list[int]) -> str:
     return f"{text[: match.start()].rstrip()} {cluster}{match.group(1)}"
 
 
-def number_citations(resolved: list[ResolvedSection]) -> tuple[dict[str, int], list[list[int]]]:
-    """Numbers 1..n by first appearance, one per segment; and each section's numbers."""
-    numbering: dict[str, int] = {}
-    per_section: list[list[int]] = []
-    for section in resolved:
+class AnswerBuilder:
+    """The payload of design §5.8, built one resolved section at a time."""
+
+    def __init__(self) -> None:
+        self._numbers: dict[str, int] = {}  # segment_id -> citation number, by first appearance
+        self._citations: list[dict[str, Any]] = []
+        self._sections: list[dict[str, Any]] = []
+        self._texts: list[str] = []
+        self._stats = dict.fromkeys(STATUSES, 0)
+
+    def add(self, section: ResolvedSection) -> dict[str, Any]:
+        """Numbers the section's citations and places its markers; returns the section with its marked text."""
+        pieces: list[str] = []
         numbers: list[int] = []
-        for citation in section.citations:
-            number = numbering.setdefault(citation.segment.segment_id, len(numbering) + 1)
-            if number not in numbers:
-                numbers.append(number)
-        per_section.append(numbers)
-    return numbering, per_section
+        position = 0
+        for index, (start, end) in enumerate(section.sentences):
+            here: list[int] = []
+            for citation in section.citations:
+                if index in citation.sentences and (number := self._number(citation, section)) not in here:
+                    here.append(number)
+            if not here:
+                continue
+            pieces.append(section.text[position:start] + with_markers(section.text[start:end], here))
+            numbers.extend(n for n in here if n not in numbers)
+            position = end
+        pieces.append(section.text[position:])
+        text = "".join(pieces)
+        self._texts.append(text)
+        self._stats[section.status] += 1
+        entry = {
+            "text": section.text,
+            "source_ids": section.source_ids,
+            "citations": numbers,
+            "citation_status": section.status,
+            "citation_score": section.score,
+            "citation_error": section.error,
+        }
+        self._sections.append(entry)
+        return {**entry, "marked_text": text}
+
+    def _number(self, citation: SectionCitation, section: ResolvedSection) -> int:
+        segment_id = citation.segment.segment_id
+        if segment_id not in self._numbers:
+            self._numbers[segment_id] = len(self._numbers) + 1
+            self._citations.append(citation_payload(citation, self._numbers[segment_id], section))
+        return self._numbers[segment_id]
+
+    @property
+    def citations(self) -> list[dict[str, Any]]:
+        return list(self._citations)
+
+    def payload(self, *, raw_output: str, extra_text: str | None, context_ids: list[str]) -> dict[str, Any]:
+        content = neutralize_seg_tags("\n\n".join(self._texts))  # sections joined could form a tag: `…S\n\nEG=`
+        count = len(self._numbers)
+        parsed = parse_markers(content, count)
+        citation_map: dict[str, list[dict[str, Any]]] = {}
+        for number, indexes in sorted(parsed.citation_to_sentences.items()):
+            if 1 <= number <= count:  # `[2023]` the model wrote stays text, not a citation
+                citation_map[str(number)] = [
+                    {"sentence_index": i, "sentence_text": parsed.sentences[i].text} for i in indexes
+                ]
+        return {
+            "content": content,
+            "metadata": {
+                "sections": list(self._sections),
+                "citations": self.citations,
+                "sentences": [
+                    {"text": s.text, "start": s.start, "end": s.end, "citation_ids": _in_range(s.markers, count)}
+                    for s in parsed.sentences
+                ],
+                "citation_map": citation_map,
+                "stats": dict(self._stats),
+                "extra_text": extra_text,
+                "raw_output": _raw_output(raw_output),
+                "context_ids": context_ids,
+            },
+        }
+
+
+def citation_payload(citation: SectionCitation, number: int, section: ResolvedSection) -> dict[str, Any]:
+    """One entry of `metadata.citations`: where the segment is, and the passage of it that backs the claim."""
+    segment = citation.segment
+    quote = find_quote(segment, citation.claim)
+    return {
+        "number": number,
+        "segment_id": segment.segment_id,
+        "document_id": segment.document_id,
+        "segment_index": segment.segment_index,
+        "page_idx": segment.page_idx,
+        "snippet_preview": snippet_preview(segment.text, quote.start, quote.end),
+        "bbox": _box(segment.bbox) if segment.bbox else None,
+        "quote": quote.to_dict(),
+        "boxes": quote_boxes(segment, quote),
+        "method": citation.method,
+        "citation_status": section.status,
+        "citation_score": citation.score,
+        "support": citation.support,
+        "warning": citation.warning,
+    }
 
 
 def build_answer(
@@ -60,62 +143,33 @@ def build_answer(
     *,
     context: Iterable[Segment | Mapping[str, Any]],
     workspace: SegmentSource | Mapping[str, Any] | None = None,
+    verifier: Verifier | None = None,
 ) -> dict[str, Any]:
     """The payload of design §5.8. `context`: the segments retrieved for this question; `workspace`: every
     segment of the workspace (a mapping segment_id -> segment, or a SegmentSource), for existence checks and
-    the second tier of the fallback; without it the context is the whole world."""
-    resolved = resolve_sections(parse_sections(raw_llm_output), context=context, workspace=workspace)
-    numbering, per_section = number_citations(resolved)
-    content = "\n\n".join(with_markers(s.text, numbers) for s, numbers in zip(resolved, per_section, strict=True))
-    parsed = parse_markers(content, len(numbering))
+    the second tier of the fallback; without it the context is the whole world. `verifier`: how support is
+    judged (default: `LexicalVerifier`)."""
+    segments = as_segments(context)
+    parsed = parse_answer(raw_llm_output, max_marker=len(segments))
+    resolver = SectionResolver(
+        context=segments, workspace=workspace, verifier=verifier, prefetch=mentioned_ids(parsed.sections)
+    )
+    builder = AnswerBuilder()
+    for section in parsed.sections:
+        builder.add(resolver.resolve(section))
+    return builder.payload(
+        raw_output=raw_llm_output or "", extra_text=parsed.extra_text, context_ids=resolver.context_ids
+    )
 
-    citations: dict[str, dict[str, Any]] = {}
-    for section in resolved:
-        for citation in section.citations:
-            segment = citation.segment
-            if segment.segment_id in citations:
-                continue
-            citations[segment.segment_id] = {
-                "number": numbering[segment.segment_id],
-                "segment_id": segment.segment_id,
-                "document_id": segment.document_id,
-                "segment_index": segment.segment_index,
-                "page_idx": segment.page_idx,
-                "snippet_preview": snippet_preview(segment.text),
-                "bbox": asdict(segment.bbox) if segment.bbox else None,
-                "method": citation.method,
-                "citation_status": section.status,
-                "citation_score": citation.score,
-                "support": citation.support,
-            }
-    stats = {status: 0 for status in ("cited", "matched", "invalid", "uncited")}
-    for section in resolved:
-        stats[section.status] += 1
-    return {
-        "content": content,
-        "metadata": {
-            "sections": [
-                {
-                    "text": s.text,
-                    "source_ids": s.source_ids,
-                    "citations": numbers,
-                    "citation_status": s.status,
-                    "citation_score": s.score,
-                    "citation_error": s.error,
-                }
-                for s, numbers in zip(resolved, per_section, strict=True)
-            ],
-            "citations": sorted(citations.values(), key=lambda c: c["number"]),
-            "sentences": [
-                {"text": s.text, "start": s.start, "end": s.end, "citation_ids": s.citation_ids}
-                for s in parsed.sentences
-            ],
-            "citation_map": {
-                str(number): [
-                    {"sentence_index": i, "sentence_text": parsed.sentences[i].text} for i in sentence_indexes
-                ]
-                for number, sentence_indexes in sorted(parsed.citation_to_sentences.items())
-            },
-            "stats": stats,
-        },
-    }
+
+def _in_range(markers: list[Marker], count: int) -> list[int]:
+    return sorted({m.number for m in markers if 1 <= m.number <= count})
+
+
+def _box(bbox: Any) -> dict[str, float]:
+    return {"x0": bbox.x0, "y0": bbox.y0, "x1": bbox.x1, "y1": bbox.y1}
+
+
+def _raw_output(raw: str) -> str:
+    data = without_surrogates(str(raw)).encode("utf-8")
+    return data[:RAW_OUTPUT_BYTES].decode("utf-8", "ignore")

@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import re
+import functools
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
-from ingest import Segment, make_segment_id
-
-# Only the `SEG=` / `[SEG=…]` wrappers are unwrapped; anything else must already be `<document_id>:<index>`.
-_WRAPPED = re.compile(r"^\[?\s*SEG\s*=\s*(.*?)\s*\]?$", re.DOTALL)
-_SOURCE_ID = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._\-]*):(\d{1,9})$")
+from ingest import Segment, make_segment_id, parse_segment_id, take_seg_tags
 
 
 @dataclass(frozen=True)
@@ -20,16 +16,15 @@ class IdCheck:
     error: str | None  # set when it is not
 
 
+@functools.lru_cache(maxsize=4096)
 def parse_source_id(raw: str) -> tuple[str, int] | None:
-    """(`document_id`, `segment_index`) of a well-formed id, else None."""
+    """(`document_id`, `segment_index`) of a well-formed id, else None. Only one `SEG=` / `[SEG=…]` wrapper
+    around the whole id is unwrapped; the id itself must be strict (`ingest.parse_segment_id`)."""
     text = raw.strip()
-    wrapped = _WRAPPED.match(text)
-    if wrapped and "SEG" in text.upper():
-        text = wrapped.group(1)
-    match = _SOURCE_ID.match(text)
-    if not match:
-        return None
-    return match.group(1), int(match.group(2))
+    rest, tagged = take_seg_tags(text)
+    if len(tagged) == 1 and not rest.strip():
+        text = tagged[0]
+    return parse_segment_id(text)
 
 
 def check_source_ids(

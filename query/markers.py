@@ -6,6 +6,7 @@ sentence, and gives a marker cluster written after the period (`fact. [1]`) to t
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -18,6 +19,12 @@ _ABBREVIATIONS = frozenset(
 # Candidate ends: terminal punctuation, closing quotes/brackets, then an optional marker cluster.
 _END = re.compile(r"([.!?…。]+)([\"'”’)\]]*)((?:\s*\[\d{1,6}\](?:\s*,?\s*\[\d{1,6}\])*)?)(?=\s|$)")
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
+_LONGEST_ABBREVIATION = 12  # characters before a period looked at (every abbreviation above is shorter)
+_TAIL_WORD = re.compile(r"""[^\s(\["']*\Z""")
+_PREVIOUS_WORD = re.compile(r"(\S+)\s*\Z")
+_INNER_END = re.compile(r"[.!?…。][\"'”’)\]]*\s+\S")  # terminal punctuation with more text after it
+_SPACED_CLUSTER = re.compile(r"\s*" + _CLUSTER.pattern)
+_MARKER_NUMBER = re.compile(r"\d+")
 
 
 @dataclass(frozen=True)
@@ -54,12 +61,16 @@ class Sentence:
 
 @dataclass(frozen=True)
 class ParsedMarkers:
+    text: str
     markers: list[Marker]
-    clusters: list[Cluster]
     sentences: list[Sentence]
     citation_to_sentences: dict[int, list[int]]  # number -> sentence indexes
     sentence_to_citations: dict[int, list[int]]  # sentence index -> numbers
     out_of_range: list[Marker]  # markers outside 1..n
+
+    @functools.cached_property
+    def clusters(self) -> list[Cluster]:
+        return extract_clusters(self.text)
 
 
 def extract_markers(text: str) -> list[Marker]:
@@ -78,26 +89,47 @@ def extract_markers_at(text: str, start: int, end: int) -> list[Marker]:
 
 
 def remove_markers(text: str) -> str:
-    return re.sub(r"\s*" + _CLUSTER.pattern, "", text)
+    return _SPACED_CLUSTER.sub("", text)
+
+
+def remove_model_markers(text: str, max_marker: int | None) -> str:
+    """`text` without the marker clusters a model wrote (`[1][2]`, `[3], [4]`) whose numbers are all in
+    1..max_marker (any n when None): other bracketed numbers (`[2023]`, `[0]`) are text, not markers."""
+
+    def drop(match: re.Match[str]) -> str:
+        numbers = [int(n) for n in _MARKER_NUMBER.findall(match.group())]
+        in_range = all(1 <= n <= (max_marker if max_marker is not None else n) for n in numbers)
+        return "" if in_range else match.group()
+
+    return _SPACED_CLUSTER.sub(drop, text)
 
 
 def _is_abbreviation(text: str, dot: int) -> bool:
     """Whether the period at `dot` ends an abbreviation, an initial or a number's decimal part."""
     if dot + 1 < len(text) and text[dot + 1].isdigit() and dot > 0 and text[dot - 1].isdigit():
         return True  # 3.14 (the regex needs whitespace after, so this only guards odd input)
-    word_start = dot
-    while word_start > 0 and not text[word_start - 1].isspace() and text[word_start - 1] not in "([\"'":
-        word_start -= 1
+    left = max(0, dot - _LONGEST_ABBREVIATION)
+    word_start = _TAIL_WORD.search(text, left, dot).start()
+    if word_start == left > 0:
+        return False  # a word longer than any abbreviation
     word = text[word_start:dot].casefold()
     if not word:
         return False
     if word in _ABBREVIATIONS or word.rstrip(".") in _ABBREVIATIONS:
         return True
-    return len(word) == 1 and word.isalpha() and text[word_start].isupper()  # an initial: "J. Smith"
+    if len(word) != 1 or not word.isalpha() or not text[word_start].isupper():
+        return False
+    # An initial ("J. R. Tolkien", "John F. Kennedy") follows a capitalized word or starts a sentence; a letter
+    # after a lower-case word ends one ("The rating is D. Heating…").
+    previous = _PREVIOUS_WORD.search(text, max(0, word_start - 40), word_start)
+    return previous is None or previous.group(1)[0].isupper() or previous.group(1)[-1] in ".!?…"
 
 
 def split_sentences(text: str) -> list[tuple[int, int]]:
     """Sentence spans (start, end), trimmed, in order; blank lines always end a sentence."""
+    if not _INNER_END.search(text) and not _PARAGRAPH_BREAK.search(text):
+        span = _trim(text, 0, len(text))  # one sentence: the common case of a short section
+        return [span] if span[1] > span[0] else []
     spans: list[tuple[int, int]] = []
     for block_start, block_end in _blocks(text):
         start = block_start
@@ -153,8 +185,8 @@ def parse_markers(text: str, citation_count: int) -> ParsedMarkers:
         for number in ids:
             citation_to_sentences.setdefault(number, []).append(index)
     return ParsedMarkers(
+        text=text,
         markers=markers,
-        clusters=extract_clusters(text),
         sentences=sentences,
         citation_to_sentences=citation_to_sentences,
         sentence_to_citations=sentence_to_citations,

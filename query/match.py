@@ -7,7 +7,6 @@ workspace tier narrows with PostgreSQL full-text search instead and reuses `best
 
 from __future__ import annotations
 
-import functools
 import heapq
 import math
 import re
@@ -19,36 +18,13 @@ from typing import Protocol
 from rapidfuzz import fuzz
 
 from ingest import Segment
-
-_WORD = re.compile(r"\w+")
-# A number standing alone ("1889", "12,50"), not digits inside a word ("f0r" from OCR, "A4").
-_NUMBER = re.compile(r"(?<!\w)\d+(?:[.,]\d+)*(?!\w)")
-# Words too common to say anything about which segment a sentence comes from.
-_STOPWORDS = frozenset(
-    "the and for was were are with from that this which these those have has had not but its his her their "
-    "our your you they them than then there here into onto over under about also been being will would can "
-    "could should may might must shall all any each some such only very more most other what when where who "
-    "whom how why much many did does les des une est pour dans par sur avec que qui aux ces son ses der "
-    "die das und ist mit "
-    "von den dem".split()
-)
+from query.lexical import content_words, number_keys, number_values, plain_words, words
 
 MATCH_THRESHOLD = 62.0  # on the 0..100 scale of `match_score`; calibrated by bench/bench_fallback.py
 MIN_CLAIM_WORDS = 3  # shorter sentences ("Yes.") carry too little to match on
-
-
-def words(text: str) -> list[str]:
-    return _WORD.findall(text.casefold())
-
-
-def numbers(text: str) -> set[str]:
-    return {n.replace(",", ".").rstrip(".") for n in _NUMBER.findall(text)}
-
-
-@functools.lru_cache(maxsize=8192)
-def content_words(text: str) -> frozenset[str]:
-    """The words that tell texts apart. Cached: the same segment is scored for many sentences."""
-    return frozenset(w for w in words(text) if (len(w) >= 3 and w not in _STOPWORDS) or w.isdigit())
+SCAN_LIMIT = 256  # up to this many segments, postings are made per word asked about, not for every word
+# A value as written: `62,86`, `12345678`, `2020/10/01`, `10:30`.
+_VALUE = re.compile(r"\d[\d.,/:\-]*\d|\d")
 
 
 class SegmentSource(Protocol):
@@ -65,6 +41,7 @@ class SegmentIndex(Mapping[str, Segment]):
     def __init__(self, segments: Iterable[Segment]):
         self._segments = {s.segment_id: s for s in segments}
         self._postings: dict[str, list[str]] | None = None
+        self._words: dict[str, frozenset[str]] = {}
 
     def __getitem__(self, segment_id: str) -> Segment:
         return self._segments[segment_id]
@@ -85,13 +62,23 @@ class SegmentIndex(Mapping[str, Segment]):
                 postings[word].append(segment_id)
         return postings
 
-    def candidates(self, text: str, limit: int) -> list[Segment]:
+    def _with_word(self, word: str) -> list[str]:
+        """The ids of the segments holding `word`. A few segments (a question's context) are scanned for the
+        words asked about only; many get a full inverted index on first search."""
         if self._postings is None:
-            self._postings = self._build()
+            few = len(self._segments) <= SCAN_LIMIT
+            self._postings = {} if few else self._build()
+            self._words = {i: content_words(s.text) for i, s in self._segments.items()} if few else {}
+        ids = self._postings.get(word)
+        if ids is None and len(self._segments) <= SCAN_LIMIT:
+            ids = self._postings[word] = [i for i, held in self._words.items() if word in held]
+        return ids or []
+
+    def candidates(self, text: str, limit: int) -> list[Segment]:
         total = max(len(self._segments), 1)
         scores: dict[str, float] = {}
         for word in content_words(text):
-            ids = self._postings.get(word)
+            ids = self._with_word(word)
             if not ids:
                 continue
             weight = math.log(1 + total / len(ids))  # idf: rare words say more about where a text comes from
@@ -130,11 +117,17 @@ def match_score(claim: str, segment_text: str, at_least: float = 0.0) -> float:
     claim_words = content_words(claim)
     if not claim_words:
         return 0.0
-    covered = 100 * len(claim_words & content_words(segment_text)) / len(claim_words)
-    claim_numbers = numbers(claim)
+    # Numbers count through the bonus below, not as words: agreeing digits alone ("61 goals on 8 August 2023"
+    # against an energy certificate's "61 … 8 August 2023") must not look like agreeing words.
+    counted = plain_words(claim) or claim_words
+    covered = 100 * len(counted & content_words(segment_text)) / len(counted)
+    claim_numbers = number_values(claim)
     adjustment = 0.0
     if claim_numbers:
-        agreeing = len(claim_numbers & numbers(segment_text)) / len(claim_numbers)
+        keys = number_keys(segment_text)
+        agreeing = sum(1 for readings in claim_numbers if readings & keys) / len(claim_numbers)
+        if not agreeing:
+            return 0.0  # a claim's numbers are its most specific words: a segment holding none is not its source
         adjustment = NUMBER_BONUS * agreeing - NUMBER_PENALTY * (1 - agreeing)
     cutoff = _fuzzy_needed(at_least - adjustment, covered) if at_least else 0.0
     if cutoff > 100:
@@ -158,20 +151,30 @@ def best_match(claim: str, candidates: Iterable[Segment]) -> Match | None:
     return best
 
 
+def ranked_matches(claim: str, candidates: Iterable[Segment]) -> Iterator[Match]:
+    """The candidates that clear the threshold, best first, found lazily: a caller that takes the first one
+    pays for `best_match` only (the next is looked for only if it is refused, e.g. as a contradiction)."""
+    remaining = list(candidates)
+    while (best := best_match(claim, remaining)) is not None:
+        yield best
+        remaining = [s for s in remaining if s is not best.segment]
+
+
+def value_of(text: str) -> str | None:
+    """The one value a terse section consists of (`62,86 €`, `12345678`, `Total: 2020/10/01`), else None."""
+    values = _VALUE.findall(text)
+    if len(values) != 1 or len(words(_VALUE.sub(" ", text))) > 1:
+        return None  # several values, or words around it: a claim to match as text
+    return values[0]
+
+
+def holding_value(value: str, candidates: Iterable[Segment]) -> list[Segment]:
+    """The candidates whose text holds `value` exactly, as a value of its own (not inside a longer number)."""
+    pattern = re.compile(rf"(?<![\w.,/:\-]){re.escape(value)}(?![\w]|[.,/:\-]\d)")
+    return [segment for segment in candidates if pattern.search(segment.text)]
+
+
 def confidence(score: float) -> float:
     """A match score mapped to the `matched` band of design §5.5: [0.5, 0.9]."""
     span = (min(score, 100.0) - MATCH_THRESHOLD) / (100.0 - MATCH_THRESHOLD)
     return round(0.5 + 0.4 * max(0.0, min(1.0, span)), 3)
-
-
-def support(text: str, segment_text: str) -> float:
-    """Lexical support of a text by a segment (0..1): share of its content words the segment holds,
-    numbers counting double, and a number the segment does not hold counting against it."""
-    claim_words = content_words(text)
-    if not claim_words:
-        return 0.0
-    segment_words = content_words(segment_text)
-    claim_numbers = {w for w in claim_words if w.isdigit()}
-    weight = len(claim_words) + len(claim_numbers)
-    held = len(claim_words & segment_words) + len(claim_numbers & segment_words)
-    return round(held / weight, 3)

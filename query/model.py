@@ -30,7 +30,10 @@ class SectionCitation:
     segment: Segment
     method: Method
     score: float
-    support: float
+    support: float  # 0..1, from the verifier
+    warning: str | None  # why the segment may not back the claim, or None
+    sentences: tuple[int, ...]  # the section's sentences this citation backs: its marker goes after each
+    claim: str  # the text it backs, where its quote is looked for
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,7 @@ class ResolvedSection:
     status: CitationStatus
     score: float
     error: str | None = None
+    sentences: tuple[tuple[int, int], ...] = ()  # sentence spans of `text` (markers go at their ends)
 
 
 def as_segment(value: Segment | Mapping[str, Any]) -> Segment:

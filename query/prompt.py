@@ -15,10 +15,13 @@ Reply with JSON only, exactly in this shape:
 {"sections": [{"text": "<one part of the answer>", "source_ids": ["<document_id>:<segment_index>"]}]}
 
 Rules:
-- Every section lists in source_ids the ids of the segments that support it, written as
-  <document_id>:<segment_index> (without "SEG=" or brackets).
+- Write each section as one or two full sentences that state the fact in words, not only a bare value
+  (write "The total of the invoice is 62,86 €.", not "62,86 €").
+- In source_ids list only the ids of the segments that contain what the section says, written as
+  <document_id>:<segment_index> (without "SEG=" or brackets). Do not list every id of the context: a segment
+  that does not state the section's fact or number is not a source of it.
 - Use only ids that appear in the context. Never invent or alter an id.
-- Do not put SEG tags or [n] markers in the text.
+- Do not put SEG tags or [n] markers in the text, and write nothing outside the JSON.
 - If the context does not contain the answer, say so in one section with an empty source_ids list."""
 
 MAX_HISTORY_MESSAGES = 8
@@ -47,5 +50,6 @@ def build_messages(
         if role in ("user", "assistant") and content:
             messages.append({"role": role, "content": neutralize_seg_tags(content)})
     context_text = format_context(context) or "(no segments were found for this question)"
-    messages.append({"role": "user", "content": f"Context:\n{context_text}\n\nQuestion: {question.strip()}"})
+    question_text = neutralize_seg_tags(question.strip())  # the user's own words cannot forge a tag either
+    messages.append({"role": "user", "content": f"Context:\n{context_text}\n\nQuestion: {question_text}"})
     return messages

@@ -5,19 +5,28 @@ from __future__ import annotations
 import gc
 import os
 import shutil
+import socket
 import subprocess
+import sys
 import tempfile
+import threading
 import time
+import urllib.error
+import urllib.request
 import uuid
+from base64 import b64encode
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
+import orjson
 import psycopg
 import pytest
-from psycopg.conninfo import make_conninfo
+from supabase_like import make_supabase_like
 
-from worker.cli import worker_argv
 from worker.embedded import Services, start_postgres, start_redis, stop_postgres, stop_redis
+from worker.processes import worker_argv
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO.parent / "shared" / "fixtures" / "docai"
@@ -59,18 +68,37 @@ def services(service_home: Path) -> Iterator[Services]:
 
 
 def database_with_name(url: str, name: str) -> str:
-    return make_conninfo(url, dbname=name)
+    """The same server's database `name`, still as a URL (a worker's DATABASE_URL must be one)."""
+    return urlunsplit(urlsplit(url)._replace(path=f"/{name}"))
+
+
+@contextmanager
+def new_database(services: Services) -> Iterator[str]:
+    """A new, empty database on the session's server, dropped on exit."""
+    name = f"segcite_test_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(services.database_url, autocommit=True) as conn:
+        conn.execute(f'create database "{name}"')
+    try:
+        yield database_with_name(services.database_url, name)
+    finally:
+        with psycopg.connect(services.database_url, autocommit=True) as conn:
+            conn.execute(f'drop database if exists "{name}" with (force)')
 
 
 @pytest.fixture
 def fresh_database(services: Services) -> Iterator[str]:
     """A new, empty database on the session's server; dropped afterwards."""
-    name = f"segcite_test_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(services.database_url, autocommit=True) as conn:
-        conn.execute(f'create database "{name}"')
-    yield database_with_name(services.database_url, name)
-    with psycopg.connect(services.database_url, autocommit=True) as conn:
-        conn.execute(f'drop database if exists "{name}" with (force)')
+    with new_database(services) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def supabase_like_database(services: Services) -> Iterator[str]:
+    """A new database set up the way Supabase sets up its own (tests/supabase_like.py), before segcite touches
+    it: API roles, `auth.uid()`, the `realtime` schema and publication, default grants on `public`."""
+    with new_database(services) as url:
+        make_supabase_like(url)
+        yield url
 
 
 def service_env(services: Services, home: Path, **extra: str) -> dict[str, str]:
@@ -78,6 +106,13 @@ def service_env(services: Services, home: Path, **extra: str) -> dict[str, str]:
     env.update(REDIS_URL=services.redis_url, DATABASE_URL=services.database_url, SEGCITE_HOME=str(home))
     env.update(extra)
     return env
+
+
+def segcite(env: dict[str, str], *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    """`segcite ARGS` as a user runs it (`python -m worker.cli`), in a subprocess with `env`."""
+    return subprocess.run(
+        [sys.executable, "-m", "worker.cli", *args], env=env, cwd=REPO, capture_output=True, text=True, timeout=timeout
+    )
 
 
 def wait_for(predicate, *, timeout: float, what: str, interval: float = 0.1):
@@ -143,7 +178,53 @@ def celery_worker(services: Services, service_home: Path, celery_app, migrated) 
 
 
 def _pings(app) -> bool:
+    result = app.send_task("segcite.ping")
     try:
-        return bool(app.send_task("segcite.ping").get(timeout=2))
+        return bool(result.get(timeout=2))
     except Exception:
         return False
+    finally:
+        # A ping that timed out stays pending in the result backend, which holds it until the interpreter exits,
+        # long after the test Redis stopped: its __del__ then prints a reconnect traceback. Forgotten here.
+        result.forget()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def http_get(url: str, auth: str | None = None) -> tuple[int, bytes]:
+    request = urllib.request.Request(url)
+    if auth:
+        request.add_header("Authorization", "Basic " + b64encode(auth.encode()).decode())
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read()
+    except OSError:
+        return 0, b""
+
+
+class Listener:
+    """LISTEN on a topic in a thread; collects the JSON notifications."""
+
+    def __init__(self, database_url: str, topic: str):
+        self.events: list[dict] = []
+        self.conn = psycopg.connect(database_url, autocommit=True)
+        self.conn.execute(f'listen "{topic}"')
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while not self.stop.is_set():
+            for note in self.conn.notifies(timeout=0.2):
+                self.events.append(orjson.loads(note.payload))
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join(5)
+        self.conn.close()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import socket
 import threading
 import time
@@ -17,15 +16,18 @@ import orjson
 import pytest
 import redis
 from docai_synth import PageSpec, build_document, shard_document
+from fakes import FakeOpenAI
 
-from worker import pipeline
+from worker import answers, documents
 from worker.embedded import redis_client_url
-from worker.objects import LocalFolderStore, MissingObject, R2Store
-from worker.providers import HashEmbedder, OpenAIAnswerer, OpenAIEmbedder, PermanentError, TransientError
-from worker.rag import RagStore
+from worker.embeddings import HashEmbedder, OpenAIEmbedder
+from worker.errors import MissingObject, PermanentError, TransientError
+from worker.llm import OpenAIAnswerer
+from worker.objects import LocalFolderStore, R2Store, make_object_store
+from worker.rag import RagStore, context_chunks, segment_ids_of
 from worker.runtime import Runtime
 from worker.settings import Settings
-from worker.store import PostgresStore
+from worker.stores.postgres import PostgresStore
 
 # --- R2 (moto) ----------------------------------------------------------------------------------------
 
@@ -80,6 +82,39 @@ def test_r2_single_object_and_shard_prefix(r2: R2Store) -> None:
         assert [orjson.loads(b)["text"] for b in blobs] == [s["text"] for s in shards]
 
 
+@pytest.mark.parametrize("store_kind", ["r2", "local"])
+def test_deleting_an_upload_removes_its_object_or_its_shards_only(r2: R2Store, tmp_path: Path, store_kind: str) -> None:
+    store = r2 if store_kind == "r2" else LocalFolderStore(tmp_path / "objects")
+    for key in ("docai/a.json", "docai/b/shard-0000.json", "docai/b/shard-0001.json", "docai/bb.json"):
+        store.put(key, b"{}")
+    store.delete("docai/a.json")
+    store.delete("docai/b/")
+    store.delete("docai/never-stored.json")  # nothing there is fine
+    assert store.read_docai("docai/bb.json") == [b"{}"]  # a key sharing the prefix's start stays
+    for gone in ("docai/a.json", "docai/b/"):
+        with pytest.raises(MissingObject):
+            store.read_docai(gone)
+
+
+def test_r2_settings_must_be_whole(monkeypatch) -> None:
+    r2_variables = ("R2_BUCKET", "R2_ENDPOINT_URL", "R2_ACCOUNT_ID", "R2_ACCESS_KEY_ID", "R2_SECRET_ACCESS_KEY")
+    for variable in (*r2_variables, "SEGCITE_OBJECT_STORE"):
+        monkeypatch.delenv(variable, raising=False)
+    assert isinstance(make_object_store(Settings(_env_file=None)), LocalFolderStore)
+    with pytest.raises(PermanentError) as partial:
+        make_object_store(Settings(_env_file=None, r2_bucket="docs"))
+    assert str(partial.value) == (
+        "R2 is not fully configured: R2_ACCESS_KEY_ID, R2_SECRET_ACCESS_KEY, R2_ENDPOINT_URL or R2_ACCOUNT_ID not set"
+    )
+    with pytest.raises(PermanentError, match=r"^R2 is not fully configured: R2_BUCKET, "):
+        make_object_store(Settings(_env_file=None, segcite_object_store="r2"))
+    whole = Settings(
+        _env_file=None, r2_bucket="docs", r2_account_id="acct", r2_access_key_id="k", r2_secret_access_key="s"
+    )
+    assert isinstance(make_object_store(whole), R2Store)
+    assert isinstance(make_object_store(whole.model_copy(update={"segcite_object_store": "local"})), LocalFolderStore)
+
+
 def test_r2_missing_object_message(r2: R2Store) -> None:
     with pytest.raises(MissingObject) as info:
         r2.read_docai("docai/nope.json")
@@ -95,62 +130,6 @@ def test_r2_unreachable_is_transient() -> None:
 
 
 # --- a local OpenAI-compatible server -------------------------------------------------------------------
-
-
-class FakeOpenAI:
-    """Records every request; answers from a script (status, body) or with a default."""
-
-    def __init__(self) -> None:
-        self.requests: list[tuple[str, dict[str, Any]]] = []
-        self.replies: list[tuple[int, dict[str, Any]]] = []
-        self.delay = 0.0  # seconds before each answer: a slow model
-        self.status = 200  # the answer when nothing is scripted: 500 makes a server that is down for good
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                fake.requests.append((self.path, body))
-                time.sleep(fake.delay)
-                if fake.replies:
-                    status, reply = fake.replies.pop(0)
-                elif fake.status != 200:
-                    status, reply = fake.status, {"error": {"message": "server down", "type": "server"}}
-                else:
-                    status, reply = 200, fake.default(self.path, body)
-                data = json.dumps(reply).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    @staticmethod
-    def completion(content: str) -> dict[str, Any]:
-        return {
-            "id": "c1",
-            "object": "chat.completion",
-            "created": 0,
-            "model": "m",
-            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
-        }
-
-    def default(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
-        if path.endswith("/embeddings"):
-            inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
-            return {
-                "object": "list",
-                "model": body["model"],
-                "data": [{"object": "embedding", "index": i, "embedding": [0.25] * 16} for i in range(len(inputs))],
-            }
-        return self.completion('{"sections": []}')
 
 
 @pytest.fixture
@@ -176,13 +155,16 @@ def test_openai_answerer_sends_the_prompt_in_json_mode(fake_openai: FakeOpenAI) 
 
     fake_openai.replies.append((200, FakeOpenAI.completion('{"sections": [{"text": "Hi.", "source_ids": ["d:0"]}]}')))
     context = [Segment("d", 0, 2, "paragraph", "Paris is the capital.", None, None, None)]
-    raw = OpenAIAnswerer(openai_settings(fake_openai)).answer(
-        "What is the capital?", context, [{"role": "user", "content": "earlier question"}]
+    raw = "".join(
+        OpenAIAnswerer(openai_settings(fake_openai)).stream(
+            "What is the capital?", context, [{"role": "user", "content": "earlier question"}]
+        )
     )
     assert orjson.loads(raw)["sections"][0]["source_ids"] == ["d:0"]
     [(path, body)] = fake_openai.requests
     assert path == "/v1/chat/completions"
     assert body["model"] == "test-model" and body["temperature"] == 0
+    assert body["stream"] is True and body["max_tokens"] == 1024  # streamed, and capped (design §6)
     assert body["response_format"] == {"type": "json_object"}
     assert [m["role"] for m in body["messages"]] == ["system", "user", "user"]
     assert body["messages"][1]["content"] == "earlier question"
@@ -192,9 +174,28 @@ def test_openai_answerer_sends_the_prompt_in_json_mode(fake_openai: FakeOpenAI) 
 def test_openai_answerer_falls_back_when_json_mode_is_unsupported(fake_openai: FakeOpenAI) -> None:
     fake_openai.replies.append((400, {"error": {"message": "response_format is not supported", "type": "x"}}))
     fake_openai.replies.append((200, FakeOpenAI.completion("plain text answer")))
-    assert OpenAIAnswerer(openai_settings(fake_openai)).answer("q", [], []) == "plain text answer"
+    assert "".join(OpenAIAnswerer(openai_settings(fake_openai)).stream("q", [], [])) == "plain text answer"
     assert "response_format" in fake_openai.requests[0][1]
     assert "response_format" not in fake_openai.requests[1][1]
+
+
+@pytest.mark.parametrize(
+    ("second", "error"),
+    [
+        (FakeOpenAI.HANG_UP, "LLM unavailable (APIConnectionError)"),
+        ((500, {"error": {"message": "boom", "type": "server"}}), "LLM unavailable (InternalServerError)"),
+    ],
+)
+def test_errors_of_the_retry_without_json_mode_are_classified(fake_openai: FakeOpenAI, second, error: str) -> None:
+    """The retry without JSON mode goes through the same checks as the first request: a dropped connection is
+    transient, not an internal error. (An empty answer after it: tests/test_llm_worker.py.)"""
+    fake_openai.replies.append((400, {"error": {"message": "response_format is not supported", "type": "x"}}))
+    fake_openai.replies.append(second)
+    with pytest.raises(TransientError) as raised:
+        "".join(OpenAIAnswerer(openai_settings(fake_openai)).stream("q", [], []))
+    assert str(raised.value).startswith(error)
+    assert "response_format" in fake_openai.requests[0][1]
+    assert all("response_format" not in body for _, body in fake_openai.requests[1:])
 
 
 @pytest.mark.parametrize(
@@ -204,14 +205,14 @@ def test_openai_answerer_falls_back_when_json_mode_is_unsupported(fake_openai: F
 def test_openai_errors_are_classified(fake_openai: FakeOpenAI, status: int, error: type) -> None:
     fake_openai.replies.extend([(status, {"error": {"message": "nope", "type": "x"}})] * 3)
     with pytest.raises(error):
-        OpenAIAnswerer(openai_settings(fake_openai)).answer("q", [], [])
+        "".join(OpenAIAnswerer(openai_settings(fake_openai)).stream("q", [], []))
 
 
 def test_openai_timeout_is_transient(fake_openai: FakeOpenAI) -> None:
     settings = openai_settings(fake_openai)
     settings.openai_base_url = f"http://127.0.0.1:{free_port()}/v1"  # nothing listens there
     with pytest.raises(TransientError, match="LLM unavailable"):
-        OpenAIAnswerer(settings).answer("q", [], [])
+        "".join(OpenAIAnswerer(settings).stream("q", [], []))
 
 
 def test_openai_embedder(fake_openai: FakeOpenAI) -> None:
@@ -261,7 +262,7 @@ def test_pipeline_with_r2_and_openai_uses_history_and_delivers_bad_json_uncited(
     for i, shard in enumerate(shard_document(document, 1)):
         r2.put(f"docai/{document_id}/shard-{i}.json", orjson.dumps(shard))
     store.create_document(workspace, "reactor", f"docai/{document_id}/", document_id)
-    assert pipeline.ingest_document(rt, document_id) == {"document_id": document_id, "segments": 2, "pages": 2}
+    assert documents.ingest_document(rt, document_id) == {"document_id": document_id, "segments": 2, "pages": 2}
 
     conversation = store.create_conversation(workspace)
     first = store.create_message(conversation, "user", "When was it commissioned?")
@@ -271,7 +272,7 @@ def test_pipeline_with_r2_and_openai_uses_history_and_delivers_bad_json_uncited(
     question = store.create_message(conversation, "user", "And its output?")
     answer = store.create_message(conversation, "assistant", "", reply_to=question.id)
     fake_openai.replies.append((200, FakeOpenAI.completion("It makes 1,200 megawatts. {not json")))
-    result = pipeline.answer_message(rt, answer.id)
+    result = answers.answer_message(rt, answer.id)
     assert result["message_id"] == answer.id
 
     body = fake_openai.requests[-1][1]
@@ -374,7 +375,7 @@ def test_r2_slow_server_times_out_as_transient() -> None:
 _FIRST_USE = """
 import sys
 from pathlib import Path
-from worker.providers import HashEmbedder
+from worker.embeddings import HashEmbedder
 from worker.rag import RagStore
 from worker.settings import Settings
 
@@ -417,3 +418,54 @@ def test_workers_creating_lightrags_tables_at_once_on_a_new_database_all_succeed
         assert out.strip().endswith("found []")  # each workspace is new and empty
         # LightRAG's table probes ("relation ... does not exist") and INFO lines are kept out of the logs.
         assert "does not exist" not in err and "INFO" not in err, err[-2000:]
+
+
+# --- retrieval: "nothing found" is decided by the response's structure ------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("reply", "error", "message"),
+    [
+        ((404, {"error": {"message": "no model named m found", "type": "x"}}), PermanentError, "configuration error"),
+        ((503, {"error": {"message": "busy", "type": "x"}}), TransientError, "unavailable"),
+    ],
+)
+def test_embedding_errors_are_classified(fake_openai: FakeOpenAI, reply, error: type, message: str) -> None:
+    """LightRAG lets the embedder's errors through to the task: the embedder makes them ours first."""
+    import asyncio
+
+    fake_openai.replies.extend([reply] * 3)
+    embedder = OpenAIEmbedder(openai_settings(fake_openai, segcite_embedding_dim=16))
+    with pytest.raises(error, match=f"embedding model {message}"):
+        asyncio.run(embedder(["a"]))
+
+
+# Shapes of LightRAG 1.5.7's `aquery_data` results (lightrag.py, operate.py): found, nothing found (two ways).
+FOUND = {"status": "success", "message": "ok", "data": {"chunks": [{"content": "[SEG=d:1] text"}]}, "metadata": {}}
+NO_RESULTS = {
+    "status": "failure",
+    "message": "No relevant document chunks found.",
+    "data": {},
+    "metadata": {"failure_reason": "no_results", "mode": "naive"},
+}
+EMPTY_DATASET = {
+    "status": "failure",
+    "message": "Query returned empty dataset.",
+    "data": {"entities": [], "relationships": [], "chunks": [], "references": []},
+    "metadata": {},
+}
+
+
+def test_nothing_found_is_decided_by_the_structure_not_the_words() -> None:
+    assert segment_ids_of(context_chunks(FOUND)) == ["d:1"]
+    assert context_chunks(NO_RESULTS) == []
+    assert context_chunks(EMPTY_DATASET) == []
+    # A failure without LightRAG's "nothing found" structure is raised, whatever its words say.
+    for message in ("No relevant document chunks found.", "storage not found: no table"):
+        with pytest.raises(TransientError, match="retrieval failed"):
+            context_chunks({"status": "failure", "message": message, "data": {}, "metadata": {}})
+
+
+def test_an_empty_workspace_retrieves_no_context(rag_and_store) -> None:
+    rag, _ = rag_and_store
+    assert rag.retrieve(str(uuid.uuid4()), "What is the budget?", 3) == []

@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
-import urllib.error
-import urllib.request
-from base64 import b64encode
 from pathlib import Path
 
-from conftest import REPO, service_env, wait_for
+from conftest import REPO, free_port, http_get, service_env, wait_for
 
 from worker.app import INGEST_QUEUE, QUERY_QUEUE
 
@@ -33,25 +29,6 @@ def test_app_settings_of_design_section_7(celery_app) -> None:
     assert {q.name for q in conf.task_queues} == {INGEST_QUEUE, QUERY_QUEUE}
     assert conf.task_routes["segcite.ingest_document"]["queue"] == INGEST_QUEUE
     assert conf.task_routes["segcite.answer_message"]["queue"] == QUERY_QUEUE
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def http_get(url: str, auth: str | None = None) -> tuple[int, bytes]:
-    request = urllib.request.Request(url)
-    if auth:
-        request.add_header("Authorization", "Basic " + b64encode(auth.encode()).decode())
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status, response.read()
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.read()
-    except OSError:
-        return 0, b""
 
 
 def test_flower_with_basic_auth_lists_the_worker(services, service_home, celery_worker) -> None:

@@ -2,26 +2,25 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
+import re
 import uuid
 
 import orjson
-from conftest import REPO, service_env
+from conftest import segcite as run
+from conftest import service_env
 from docai_synth import PageSpec, build_document
 
-
-def run(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "worker.cli", *args], env=env, cwd=REPO, capture_output=True, text=True, timeout=300
-    )
+from worker.cli_text import DEMO_ANSWERER_NOTE
 
 
 def test_ingest_then_ask(services, service_home, celery_worker, tmp_path) -> None:
     env = service_env(services, service_home)
     workspace = f"cli-{uuid.uuid4().hex[:8]}"
     document, _ = build_document(
-        [PageSpec(["The museum opened in 1932 in Lyon."]), PageSpec(["Its collection holds 4,500 paintings."])]
+        [
+            PageSpec(["The museum opened in 1932 in Lyon."]),
+            PageSpec(["The building has a cafe and a shop for visitors.", "Its collection holds 4,500 paintings."]),
+        ]
     )
     path = tmp_path / "museum.json"
     path.write_bytes(orjson.dumps(document))
@@ -29,13 +28,26 @@ def test_ingest_then_ask(services, service_home, celery_worker, tmp_path) -> Non
     ingested = run(env, "ingest", str(path), "--workspace", workspace)
     assert ingested.returncode == 0, ingested.stderr
     assert "museum.json: ingested, 2 page(s), 2 segment(s), document " in ingested.stdout
-    assert "ingesting" in ingested.stderr  # progress
+    progress = re.compile(
+        r"museum\.json: (queued, waiting for a worker|reading the Document AI JSON|read 2 pages, 2 segments"
+        r"|embedding 2 segments: \d+%)"
+    )
+    assert ingested.stderr and all(progress.fullmatch(line) for line in ingested.stderr.splitlines()), ingested.stderr
 
     answered = run(env, "ask", "How many paintings does the collection hold?", "--workspace", workspace)
     assert answered.returncode == 0, answered.stderr
     lines = answered.stdout.splitlines()
     assert lines[0] == "Its collection holds 4,500 paintings [1]."
-    assert lines[2].startswith("[1] museum.json, page 2 (cited): Its collection holds 4,500 paintings.")
+    # Each citation: its page and the passage that backs it, not the segment's first words (issue 12).
+    assert lines[2] == "[1] museum.json, page 2 (cited): “Its collection holds 4,500 paintings.”"
+
+    streamed = run(env, "ask", "How many paintings does the collection hold?", "--workspace", workspace, "--stream")
+    assert streamed.returncode == 0, streamed.stderr
+    assert streamed.stdout.splitlines() == [
+        "Its collection holds 4,500 paintings [1].",  # printed from the message.delta that brought it
+        "",
+        "[1] museum.json, page 2 (cited): “Its collection holds 4,500 paintings.”",
+    ]
 
     as_json = run(env, "ask", "When did the museum open?", "--workspace", workspace, "--json")
     payload = orjson.loads(as_json.stdout)
@@ -56,3 +68,21 @@ def test_ingest_of_a_bad_file_exits_non_zero(services, service_home, celery_work
 def test_empty_question_is_refused(services, service_home) -> None:
     result = run(service_env(services, service_home), "ask", "  ")
     assert (result.returncode, result.stderr.strip()) == (2, "error: the question is empty")
+
+
+def test_demo_says_where_its_answer_came_from(services, service_home, celery_worker) -> None:
+    result = run(service_env(services, service_home), "demo")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert "Q: How much electricity did the solar farm generate in 2025?" in lines
+    assert any("61.4 gigawatt hours" in line for line in lines)
+    assert lines[-2:] == ["", DEMO_ANSWERER_NOTE]
+    assert "SEGCITE_LLM_PROVIDER=openai" in DEMO_ANSWERER_NOTE and "OPENAI_API_KEY" in DEMO_ANSWERER_NOTE
+
+
+def test_stream_and_json_together_are_refused(services, service_home) -> None:
+    result = run(service_env(services, service_home), "ask", "Anything?", "--stream", "--json")
+    assert (result.returncode, result.stderr.strip()) == (
+        2,
+        "error: --stream prints the answer as it comes; --json prints the payload once it is done",
+    )

@@ -5,29 +5,25 @@ from __future__ import annotations
 import uuid
 from types import SimpleNamespace
 
-import orjson
 import redis
 
 from worker.embedded import redis_client_url
-from worker.store import PostgresStore
-from worker.tasks import _count_delivery, mark_failed, settle
-
-
-def fake_task(task_id: str, retries: int):
-    return SimpleNamespace(request=SimpleNamespace(id=task_id, retries=retries))
+from worker.redis_state import AnswerCache, DeliveryCounter, StreamMarks
+from worker.stores.postgres import PostgresStore
+from worker.tasks import mark_failed, settle
 
 
 def test_redeliveries_count_and_planned_retries_do_not(services) -> None:
-    rt = SimpleNamespace(redis=redis.Redis.from_url(redis_client_url(services.redis_url)))
+    counter = DeliveryCounter(redis.Redis.from_url(redis_client_url(services.redis_url)))
     object_id = str(uuid.uuid4())
     task_id = str(uuid.uuid4())
-    assert _count_delivery(rt, fake_task(task_id, 0), "document", object_id) == 1  # first delivery
-    assert _count_delivery(rt, fake_task(task_id, 0), "document", object_id) == 2  # worker died: redelivered
-    assert _count_delivery(rt, fake_task(task_id, 1), "document", object_id) == 2  # a planned retry
-    assert _count_delivery(rt, fake_task(task_id, 1), "document", object_id) == 3  # died during the retry
+    assert counter.count("document", object_id, task_id, 0) == 1  # first delivery
+    assert counter.count("document", object_id, task_id, 0) == 2  # worker died: redelivered
+    assert counter.count("document", object_id, task_id, 1) == 2  # a planned retry
+    assert counter.count("document", object_id, task_id, 1) == 3  # died during the retry
     other = str(uuid.uuid4())  # a new task for the same object (reconciliation) counts too
-    assert _count_delivery(rt, fake_task(other, 0), "document", object_id) == 4
-    assert _count_delivery(rt, fake_task(str(uuid.uuid4()), 0), "message", object_id) == 1  # per kind
+    assert counter.count("document", object_id, other, 0) == 4
+    assert counter.count("message", object_id, str(uuid.uuid4()), 0) == 1  # per kind
 
 
 def test_a_failure_only_overwrites_the_status_its_own_work_left(migrated) -> None:
@@ -63,7 +59,8 @@ def test_a_failure_only_overwrites_the_status_its_own_work_left(migrated) -> Non
 def test_a_late_outcome_publishes_an_answer_the_model_already_gave(migrated, services) -> None:
     """An answer computed before the database went away is delivered once it is back, not failed."""
     store = PostgresStore(migrated, max_size=1)
-    rt = SimpleNamespace(store=store, redis=redis.Redis.from_url(redis_client_url(services.redis_url)))
+    client = redis.Redis.from_url(redis_client_url(services.redis_url))
+    rt = SimpleNamespace(store=store, answers=AnswerCache(client), streams=StreamMarks(client))
     try:
         conversation = store.create_conversation(str(uuid.uuid4()))
         question = store.create_message(conversation, "user", "q?")
@@ -72,7 +69,7 @@ def test_a_late_outcome_publishes_an_answer_the_model_already_gave(migrated, ser
         )
         store.update_message(computed.id, status="processing")
         payload = {"content": "The farm covers 42 hectares [1].", "metadata": {"citations": [{"page": 1}]}}
-        rt.redis.set(f"segcite:answer:{computed.id}", orjson.dumps(payload))
+        rt.answers.put(computed.id, payload)
 
         assert settle(rt, "answer", computed.id, "gave up after 5 retries: PoolTimeout") == "published"
         row = store.get_message(computed.id)
@@ -82,7 +79,7 @@ def test_a_late_outcome_publishes_an_answer_the_model_already_gave(migrated, ser
             payload["metadata"],
             None,
         )
-        assert rt.redis.get(f"segcite:answer:{computed.id}") is None  # published: the copy is dropped
+        assert rt.answers.get(computed.id) is None  # published: the copy is dropped
 
         assert settle(rt, "answer", not_computed.id, "gave up after 5 retries: PoolTimeout") == "failed"
         row = store.get_message(not_computed.id)

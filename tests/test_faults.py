@@ -18,18 +18,19 @@ import psutil
 import psycopg
 import pytest
 import redis
-from conftest import WorkerProcess, service_env
+from conftest import Listener, WorkerProcess, service_env
 from conftest import wait_for as wait_until
 from docai_synth import PageSpec, build_document, shard_document
-from test_adapters import FakeOpenAI
+from fakes import FakeOpenAI, Streamed
 
 from worker.app import make_celery
 from worker.embedded import Services, redis_client_url, start_postgres, start_redis, stop_postgres, stop_redis
 from worker.migrate import apply_migrations
 from worker.objects import LocalFolderStore
 from worker.rag import workspace_name
+from worker.redis_state import workspace_lock_key
 from worker.settings import Settings
-from worker.store import PostgresStore
+from worker.stores.postgres import PostgresStore
 
 pytestmark = pytest.mark.faults
 
@@ -209,6 +210,37 @@ def test_worker_killed_mid_answer_ends_done_once(env: FaultEnv, fake_llm: FakeOp
         env.stop_workers()
 
 
+def test_worker_killed_mid_stream_restarts_the_stream_and_publishes_once(env: FaultEnv, fake_llm: FakeOpenAI) -> None:
+    """Design §6: the redelivery streams again from seq 0 with `restart: true`; the answer is published once."""
+    reply = (
+        '{"sections": ['
+        + ", ".join(f'{{"text": "Part {n} of the answer.", "source_ids": []}}' for n in range(8))
+        + "]}"
+    )
+    chunks = [reply[i : i + 8] for i in range(0, len(reply), 8)]
+    fake_llm.replies.extend([(200, Streamed(chunks, gap=0.05)), (200, Streamed(chunks, gap=0.01))])
+    worker = env.worker(SEGCITE_LLM_PROVIDER="openai", OPENAI_BASE_URL=fake_llm.url, OPENAI_API_KEY="sk-x" * 4)
+    conversation = env.store.create_conversation(str(uuid.uuid4()))
+    listener = Listener(env.services.database_url, f"conversation:{conversation}")
+    try:
+        question = env.store.create_message(conversation, "user", "Anything?")
+        answer = env.store.create_message(conversation, "assistant", "", reply_to=question.id)
+        env.send("segcite.answer_message", answer.id)
+        kill_child_when(worker, lambda: sum(e["event"] == "message.delta" for e in listener.events) >= 3)
+        message = env.wait_message(answer.id)
+        wait_until(lambda: any(e["payload"].get("status") == "done" for e in listener.events), timeout=10, what="done")
+    finally:
+        listener.close()
+        env.stop_workers()
+    assert message.status == "done" and message.content.count("Part ") == 8
+    deltas = [e["payload"] for e in listener.events if e["event"] == "message.delta"]
+    killed = [d for d in deltas if not d.get("restart")]
+    again = [d for d in deltas if d.get("restart")]
+    assert len(killed) >= 3 and deltas == killed + again
+    assert [d["seq"] for d in again] == list(range(len(again))) and len(again[-1]["sections"]) == 8
+    assert [e["payload"].get("status") for e in listener.events].count("done") == 1
+
+
 def test_past_the_retry_budget_a_message_fails_instead_of_looping(env: FaultEnv, fake_llm: FakeOpenAI) -> None:
     fake_llm.status = 500  # the model's server is down for good
     env.worker(
@@ -223,7 +255,7 @@ def test_past_the_retry_budget_a_message_fails_instead_of_looping(env: FaultEnv,
         assert message.status == "failed"
         assert message.error.startswith("gave up after 3 retries: TransientError: LLM unavailable")
         calls = len(fake_llm.requests)
-        assert calls == 8  # 4 task attempts x 2 SDK attempts: bounded
+        assert calls == 4  # 4 task attempts, none of the SDK's own (design §6): bounded
         time.sleep(3)
         assert len(fake_llm.requests) == calls  # and nothing runs after it failed
     finally:
@@ -250,6 +282,50 @@ def test_poison_task_is_failed_after_the_redelivery_cap(env: FaultEnv) -> None:
         assert kills == 3
         assert env.pings()  # the worker still serves
     finally:
+        env.stop_workers()
+
+
+# 11 --------------------------------------------------------------------------------------------------------
+
+
+def test_a_lost_workspace_lock_stops_the_ingest_before_its_next_write(env: FaultEnv, fake_llm: FakeOpenAI) -> None:
+    """The lock expires under a running ingest and another client takes it: the ingest writes nothing more
+    (it says so in the log), retries once the lock is free again, and the document is ingested exactly once."""
+    fake_llm.delay = 0.3  # a slow embedding model: one small batch at a time, ~0.3 s each
+    env.worker(
+        SEGCITE_EMBEDDING_PROVIDER="openai",
+        SEGCITE_EMBEDDING_DIM="16",
+        OPENAI_BASE_URL=fake_llm.url,
+        OPENAI_API_KEY="sk-x" * 4,
+        EMBEDDING_BATCH_NUM="2",
+        EMBEDDING_FUNC_MAX_ASYNC="1",
+    )
+    intruder = redis.Redis.from_url(redis_client_url(env.services.redis_url))
+    try:
+        workspace, document_id = env.document(pages=40)
+        env.send("segcite.ingest_document", document_id)
+        wait_until(
+            lambda: (d := env.store.get_document(document_id)).status == "ingesting" and d.progress > 0.5,
+            timeout=60,
+            what="the ingest to be embedding",
+            interval=0.05,
+        )
+        intruder.set(workspace_lock_key(workspace), "another-worker", ex=60)  # expired, then taken by another
+        time.sleep(2.5)  # the keeper renews every TTL/3 = 1 s: by now the ingest knows
+        before = (env.store.get_document(document_id), env.counts(workspace, document_id))
+        time.sleep(3)
+        after = (env.store.get_document(document_id), env.counts(workspace, document_id))
+        assert before[0].status == after[0].status == "ingesting"
+        assert (before[0].progress, before[1]) == (after[0].progress, after[1])  # no write since
+        assert "lost the write lock" in (env.home / "worker.log").read_text()
+
+        intruder.delete(workspace_lock_key(workspace))  # the other writer is done
+        row = env.wait_document(document_id, timeout=120)
+        assert row.status == "ingested", row.error
+        segments, distinct, chunks = env.counts(workspace, document_id)
+        assert row.segment_count == segments == distinct == chunks > 30  # none missing, none twice
+    finally:
+        intruder.close()
         env.stop_workers()
 
 

@@ -5,20 +5,25 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+import orjson
 import pytest
-from conftest import WorkerProcess, service_env
+from conftest import Listener, WorkerProcess, service_env
 from conftest import wait_for as wait_until
-from test_adapters import FakeOpenAI
+from fakes import FakeOpenAI, Streamed
 
+from ingest import Segment
+from query import build_answer
 from worker.app import make_celery
-from worker.client import MESSAGE_DONE, wait_for
+from worker.app_actions import MESSAGE_DONE, wait_for
 from worker.embedded import Services, start_redis, stop_redis
 from worker.settings import Settings
-from worker.store import PostgresStore
+from worker.stores import WorkspaceSegments
+from worker.stores.postgres import PostgresStore
 
 
 @pytest.fixture(scope="module")
@@ -84,7 +89,7 @@ def test_rejected_credentials_fail_at_once_with_an_actionable_error(llm_worker, 
 
 def test_a_server_error_is_retried_then_answered(llm_worker, fake_llm) -> None:
     app, store = llm_worker
-    # The SDK retries once itself; the task retries after that.
+    # No retry of the SDK's own (design §6): the task retries, twice.
     fake_llm.replies.extend([(500, {"error": {"message": "boom", "type": "server"}})] * 2)
     fake_llm.replies.append(
         (200, FakeOpenAI.completion('{"sections": [{"text": "Nothing found.", "source_ids": []}]}'))
@@ -105,9 +110,156 @@ def test_bad_model_output_is_still_delivered(llm_worker, fake_llm, output: str) 
     assert message.content and stats["cited"] == 0 and stats["invalid"] + stats["uncited"] == 1
 
 
-def test_empty_model_output_is_retried_not_delivered_empty(llm_worker, fake_llm) -> None:
+@pytest.mark.parametrize("json_mode", [True, False])
+def test_empty_model_output_is_retried_not_delivered_empty(llm_worker, fake_llm, json_mode: bool) -> None:
     app, store = llm_worker
+    if not json_mode:  # the retry without JSON mode is checked like any answer
+        fake_llm.replies.append((400, {"error": {"message": "response_format is not supported", "type": "x"}}))
     fake_llm.replies.append((200, FakeOpenAI.completion("")))
     fake_llm.replies.append((200, FakeOpenAI.completion('{"sections": [{"text": "Second try.", "source_ids": []}]}')))
     message = outcome(store, ask(app, store))
     assert (message.status, message.content) == ("done", "Second try.")
+
+
+# --- streaming (design §6) -----------------------------------------------------------------------------------
+
+
+def pieces(text: str, size: int) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+@pytest.fixture
+def farm(llm_worker) -> tuple[str, str, list[Segment]]:
+    """A workspace whose segments the full-text side of retrieval finds (no RAG chunks needed)."""
+    _, store = llm_worker
+    workspace = str(uuid.uuid4())
+    document = store.create_document(workspace, "farm.json", "docai/farm.json")
+    segments = [
+        Segment(
+            document.id, 0, 0, "paragraph", "Harbor Point solar farm covers 42 hectares near Eastwick.", 0, 58, None
+        ),
+        Segment(document.id, 1, 1, "paragraph", "In 2025 the farm generated 61.4 gigawatt hours.", 59, 107, None),
+    ]
+    store.replace_segments(document, segments)
+    return workspace, document.id, segments
+
+
+def streamed_reply(document_id: str) -> str:
+    return (
+        '{"sections": [{"text": "The farm covers 42 hectares.", "source_ids": ["' + document_id + ':0"]}, '
+        '{"text": "It generated 61.4 gigawatt hours in 2025 [SEG=' + document_id + ':1].", "source_ids": []}, '
+        '{"text": "Caf\\u00e9 \\"quotes\\" and a \\\\ stay.", "source_ids": []}]}'
+    )
+
+
+def answered_with_events(app, store: PostgresStore, database_url: str, workspace: str, question: str):
+    """Ask as the app does, LISTEN on the conversation's topic, and return the outcome with every event up to
+    and including the final one."""
+    conversation = store.create_conversation(workspace)
+    asked = store.create_message(conversation, "user", question)
+    answer = store.create_message(conversation, "assistant", "", reply_to=asked.id)
+    listener = Listener(database_url, f"conversation:{conversation}")
+    try:
+        app.send_task("segcite.answer_message", args=[answer.id])
+        message = outcome(store, answer.id)
+        wait_until(
+            lambda: any(e["payload"].get("status") in MESSAGE_DONE for e in listener.events), timeout=10, what="done"
+        )
+    finally:
+        listener.close()
+    return message, listener.events
+
+
+def test_a_streamed_answer_sends_resolved_sections_while_the_model_writes(llm_worker, fake_llm, farm, migrated):
+    app, store = llm_worker
+    workspace, document_id, segments = farm
+    reply = streamed_reply(document_id)
+    fake_llm.replies.append((200, Streamed(pieces(reply, 5), gap=0.01)))  # cut mid-word, -string, -escape, -id
+    started = time.monotonic()
+    question = "How large is the farm and what did it generate?"
+    message, events = answered_with_events(app, store, migrated, workspace, question)
+    streamed_for = time.monotonic() - started
+    assert message.status == "done", message.error
+
+    # The final answer is exactly what the non-streamed path makes of the same reply.
+    context = [s for i in message.metadata["context_ids"] for s in segments if s.segment_id == i]
+    expected = build_answer(reply, context=context, workspace=WorkspaceSegments(store, workspace))
+    assert (message.content, message.metadata) == (expected["content"], expected["metadata"])
+    assert message.metadata["raw_output"] == reply
+    done = next(e for e in events if e["payload"].get("status") == "done")
+    assert "raw_output" not in done["payload"]["metadata"]  # kept on the row, not sent
+
+    final_at = next(i for i, e in enumerate(events) if e["payload"].get("status") == "done")
+    deltas = [e["payload"] for e in events[:final_at] if e["event"] == "message.delta"]
+    assert len(deltas) == len([e for e in events if e["event"] == "message.delta"])  # none after the final event
+    assert [d["seq"] for d in deltas] == list(range(len(deltas)))
+    assert len(deltas) <= 10 * streamed_for + 2  # throttled: 10 a second at most (unthrottled: ~60)
+    final_sections = [
+        {"content": content, "numbers": section["citations"]}
+        for content, section in zip(message.content.split("\n\n"), message.metadata["sections"], strict=True)
+    ]
+    counts = [len(d["sections"]) for d in deltas]
+    assert counts == sorted(counts) and counts[-1] == 3 and counts[0] < 3  # sections arrive one by one
+    for delta in deltas:
+        for shown, final in zip(delta["sections"], final_sections, strict=False):
+            assert shown["content"] == final["content"]  # resolved as in the final answer: markers never jump
+            assert [c["number"] for c in shown["citations"]] == final["numbers"]
+    assert deltas[-1]["sections"][0]["citations"][0]["segment_id"] == f"{document_id}:0"
+    assert all("SEG" not in orjson.dumps(d).decode().upper().replace("SEGMENT", "") for d in deltas)
+
+
+@pytest.mark.parametrize(
+    ("script", "content"),
+    [
+        ([(200, Streamed(["%%% garbage ", "[SEG=nope:1] out"]))], "%%% garbage out"),
+        (
+            [
+                (
+                    200,
+                    Streamed(
+                        pieces('{"sections": [{"text": "First complete.", "source_ids": []}, {"text": "Second cu', 4)
+                    ),
+                )
+            ],
+            None,
+        ),
+        (
+            [
+                (200, Streamed([])),
+                (200, FakeOpenAI.completion('{"sections": [{"text": "Second try.", "source_ids": []}]}')),
+            ],
+            "Second try.",
+        ),
+    ],
+    ids=["garbage", "stops-mid-json", "nothing-then-an-answer"],
+)
+def test_bad_streams_are_still_delivered_and_no_delta_carries_a_tag(
+    llm_worker, fake_llm, farm, migrated, script, content
+):
+    app, store = llm_worker
+    workspace, _, _ = farm
+    fake_llm.replies.extend(script)
+    message, events = answered_with_events(app, store, migrated, workspace, "What did the farm generate?")
+    assert message.status == "done", message.error
+    if content is None:  # cut off mid-JSON: the complete sections, then the partial one's text (design §5.3)
+        assert [s["text"] for s in message.metadata["sections"]] == ["First complete.", "Second cu"]
+    else:
+        assert message.content == content
+    assert all("SEG=" not in orjson.dumps(e).decode() for e in events)
+
+
+def test_a_stream_cut_midway_is_retried_and_restarts_from_seq_zero(llm_worker, fake_llm, farm, migrated):
+    app, store = llm_worker
+    workspace, document_id, _ = farm
+    reply = streamed_reply(document_id)
+    fake_llm.replies.append((200, Streamed(pieces(reply, 6), gap=0.02, cut=30)))  # the server dies mid-answer
+    fake_llm.replies.append((200, Streamed(pieces(reply, 6), gap=0.01)))
+    message, events = answered_with_events(app, store, migrated, workspace, "How large is the farm?")
+    assert message.status == "done", message.error
+    deltas = [e["payload"] for e in events if e["event"] == "message.delta"]
+    first = [d for d in deltas if not d.get("restart")]
+    again = [d for d in deltas if d.get("restart")]
+    assert first and again and deltas == first + again  # the retry's stream follows the cut one
+    assert [d["seq"] for d in again] == list(range(len(again)))  # from seq 0, marked restart
+    assert len(again[-1]["sections"]) == 3
+    assert [e["payload"].get("status") for e in events].count("done") == 1  # published once

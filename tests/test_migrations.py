@@ -15,6 +15,7 @@ EXPECTED_COLUMNS = {
         "segment_count",
         "error",
         "progress",
+        "content_hash",
         "created_at",
         "updated_at",
     },
@@ -117,6 +118,27 @@ def test_constraints_of_the_data_model(fresh_database: str) -> None:
         assert updated[0] >= msg[3]
 
 
+def test_a_workspace_holds_one_live_document_per_content_hash(fresh_database: str) -> None:
+    """migrations/006_content_hash.sql: the same bytes twice in a workspace are refused unless one is deleted;
+    rows without a hash (older ones, or an app that sets none) are never compared."""
+    apply_migrations(fresh_database)
+    insert = "insert into documents (workspace_id, filename, content_hash) values (%s, %s, %s) returning id"
+    with psycopg.connect(fresh_database, autocommit=True) as conn:
+        workspace, other = conn.execute("select gen_random_uuid(), gen_random_uuid()").fetchone()
+        first = conn.execute(insert, (workspace, "a.json", "abc")).fetchone()[0]
+        with pytest.raises(psycopg.errors.UniqueViolation):
+            conn.execute(insert, (workspace, "copy.json", "abc"))
+        conn.execute(insert, (other, "a.json", "abc"))
+        conn.execute(insert, (workspace, "x.json", None))
+        conn.execute(insert, (workspace, "y.json", None))
+        conn.execute("update documents set status = 'deleted' where id = %s", (first,))
+        conn.execute(insert, (workspace, "a.json", "abc"))
+        counts = conn.execute(
+            "select workspace_id = %s, status, count(*) from documents group by 1, 2 order by 1, 2", (workspace,)
+        ).fetchall()
+    assert counts == [(False, "uploaded", 1), (True, "deleted", 1), (True, "uploaded", 3)]
+
+
 def test_supabase_parts_apply_where_supabase_pieces_exist(fresh_database: str) -> None:
     """Stand-ins for Supabase's `authenticated` role, `auth.uid()`, realtime schema and publication."""
     with psycopg.connect(fresh_database, autocommit=True) as conn:
@@ -156,6 +178,7 @@ def test_supabase_parts_apply_where_supabase_pieces_exist(fresh_database: str) -
         "document_segments",
         "documents",
         "messages",
+        "segcite_migrations",  # the log too: RLS with no policy (004_tenancy.sql)
         "workspace_members",
     ]
 

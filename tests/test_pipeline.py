@@ -3,20 +3,20 @@ worker process, real PostgreSQL; events received with LISTEN."""
 
 from __future__ import annotations
 
-import threading
 import uuid
 from pathlib import Path
 
 import orjson
 import psycopg
 import pytest
+from conftest import Listener
 from conftest import wait_for as wait_until
 from docai_synth import PageSpec, build_document
 
-from worker.client import DOCUMENT_DONE, MESSAGE_DONE, ask, upload, wait_for, workspace_id
+from worker.app_actions import DOCUMENT_DONE, MESSAGE_DONE, ask, upload, wait_for, workspace_id
 from worker.objects import LocalFolderStore
 from worker.rag import workspace_name
-from worker.store import PostgresStore
+from worker.stores.postgres import PostgresStore
 
 REPORT = [
     PageSpec(["Harbor Point solar farm covers 42 hectares near Eastwick.", "It joined the grid in March 2021."]),
@@ -39,28 +39,6 @@ def store(migrated: str):
 @pytest.fixture(scope="module")
 def objects(service_home: Path) -> LocalFolderStore:
     return LocalFolderStore(service_home / "objects")  # the worker's SEGCITE_HOME/objects
-
-
-class Listener:
-    """LISTEN on a topic in a thread; collects the JSON notifications."""
-
-    def __init__(self, database_url: str, topic: str):
-        self.events: list[dict] = []
-        self.conn = psycopg.connect(database_url, autocommit=True)
-        self.conn.execute(f'listen "{topic}"')
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-
-    def _run(self) -> None:
-        while not self.stop.is_set():
-            for note in self.conn.notifies(timeout=0.2):
-                self.events.append(orjson.loads(note.payload))
-
-    def close(self) -> None:
-        self.stop.set()
-        self.thread.join(5)
-        self.conn.close()
 
 
 def write_json(tmp_path: Path, name: str, document: dict) -> Path:
@@ -91,7 +69,7 @@ def test_upload_to_cited_answer_end_to_end(celery_worker, store, objects, migrat
         )
         assert row.status == "ingested", row.error
         assert (row.page_count, row.segment_count, row.progress, row.error) == (3, 4, 1.0, None)
-        segments = store.segment_source(workspace).lookup([f"{row.id}:{i}" for i in range(4)])
+        segments = store.segments_by_ids(workspace, [f"{row.id}:{i}" for i in range(4)])
         assert [segments[f"{row.id}:{i}"].page_idx for i in range(4)] == [0, 1, 1, 2]
         assert segments[f"{row.id}:2"].kind == "table"
         assert chunk_count(migrated, workspace, row.id) == 4  # one chunk per segment
@@ -126,12 +104,22 @@ def test_upload_to_cited_answer_end_to_end(celery_worker, store, objects, migrat
         assert message.metadata["stats"]["cited"] >= 1
         assert set(message.metadata["context_ids"]) == {f"{row.id}:{i}" for i in range(4)}
         wait_until(
-            lambda: any(e["payload"]["status"] == "done" for e in conversation_topic.events),
+            lambda: any(e["payload"].get("status") == "done" for e in conversation_topic.events),
             timeout=10,
             what="the done event",
         )
-        done = next(e for e in conversation_topic.events if e["payload"]["status"] == "done")
-        assert done["event"] == "message.status_updated" and done["payload"]["message_id"] == pending.id
+        events = conversation_topic.events
+        done_at = next(i for i, e in enumerate(events) if e["payload"].get("status") == "done")
+        assert events[done_at]["event"] == "message.status_updated"
+        assert events[done_at]["payload"]["message_id"] == pending.id
+        # The extractive answerer streams too (design §6): deltas, in order, then the final event.
+        deltas = [e["payload"] for e in events if e["event"] == "message.delta"]
+        assert deltas and all(events.index(e) < done_at for e in events if e["event"] == "message.delta")
+        assert [d["seq"] for d in deltas] == list(range(len(deltas)))
+        assert all(d["message_id"] == pending.id and "restart" not in d for d in deltas)
+        final_sections = message.content.split("\n\n")
+        assert [s["content"] for s in deltas[-1]["sections"]] == final_sections
+        assert deltas[-1]["sections"][0]["citations"][0]["number"] == 1
     finally:
         conversation_topic.close()
 
@@ -144,7 +132,7 @@ def test_upload_to_cited_answer_end_to_end(celery_worker, store, objects, migrat
     # Delete: segments and chunks go, the row says deleted.
     assert celery_worker_result("segcite.delete_document", row.id) == {"document_id": row.id, "deleted": True}
     assert chunk_count(migrated, workspace, row.id) == 0
-    assert store.segment_source(workspace).lookup([f"{row.id}:0"]) == {}
+    assert store.segments_by_ids(workspace, [f"{row.id}:0"]) == {}
     assert store.get_document(row.id).status == "deleted"
 
 
@@ -174,7 +162,7 @@ def test_reingest_replaces_segments_and_chunks(celery_worker, store, objects, mi
     )
     assert (row.status, row.segment_count, row.page_count) == ("ingested", 1, 1)
     assert chunk_count(migrated, workspace, row.id) == 1
-    assert store.segment_source(workspace).lookup([f"{row.id}:1"]) == {}
+    assert store.segments_by_ids(workspace, [f"{row.id}:1"]) == {}
 
 
 def test_sharded_document_from_a_prefix(celery_worker, store, objects, migrated, docai_dir) -> None:
@@ -194,8 +182,8 @@ def test_sharded_document_from_a_prefix(celery_worker, store, objects, migrated,
 @pytest.mark.parametrize(
     ("content", "expected"),
     [
-        (None, "Document AI JSON not found at file://"),
-        (b"this is not json", "invalid Document AI JSON at file://"),
+        (None, "bad.json: its Document AI JSON is not in the object store"),
+        (b"this is not json", "invalid Document AI JSON in bad.json: not valid JSON"),
         (orjson.dumps({"document": {"text": "x"}}), "ProcessResponse wrapper"),
     ],
 )
@@ -217,6 +205,7 @@ def test_bad_input_fails_with_an_actionable_error(celery_worker, celery_app, sto
     )
     assert row.status == "failed"
     assert expected in row.error
+    assert "file://" not in row.error and "/objects/" not in row.error  # the user's file, never where we keep it
     assert celery_app.send_task("segcite.ping").get(timeout=30)["pong"] is True  # still serving
 
 
@@ -233,3 +222,70 @@ def test_message_that_is_not_an_answer_fails_clearly(celery_worker, store) -> No
     assert message.status == "failed"
     assert "replies to a user message" in message.error
     assert user.status == "done"
+
+
+PROSE = [
+    PageSpec(
+        [
+            f"On night {n} the observers noted what the telescope had added to the survey of the outer arm: "
+            "the faint companion that was seen on the plates was not a star at all but a cloud of gas, and "
+            "what the team had taken for noise on the earlier nights was the edge of that cloud.",
+            f"The report on night {n} also says how much time was lost to weather, what was done about the "
+            "cooling of the camera, and which of the company's instruments were added to the mount.",
+        ]
+    )
+    for n in range(12)
+]
+INVOICE = [
+    PageSpec(
+        ["Company ABC", "INVOICE 1047", "Bill to: Harbor Point Cooperative"],
+        table=[["Item", "Amount"], ["Subtotal", "$2000.00"], ["Tax", "$140.00"], ["Total", "$2140.00"]],
+        table_at=3,
+    )
+]
+
+
+def test_a_short_invoice_beside_long_prose_answers_its_amount_question(celery_worker, store, objects, tmp_path) -> None:
+    """Hybrid retrieval (vector + full text), the hash embedder without stopwords and the extractive answerer
+    together: long prose sharing the question's common words does not crowd out the invoice that answers it."""
+    workspace = workspace_id(f"hybrid-{uuid.uuid4()}")
+    items = [
+        upload(store, objects, workspace, write_json(tmp_path, name, build_document(spec)[0]))
+        for name, spec in (("observing-log.json", PROSE), ("invoice.json", INVOICE))
+    ]
+    for item in items:
+        row = wait_for(lambda i=item: store.get_document(i.document.id), lambda r: r.status in DOCUMENT_DONE, 120)
+        assert row.status == "ingested", row.error
+    prose_id, invoice_id = (item.document.id for item in items)
+    assert store.get_document(prose_id).segment_count >= 12
+
+    pending = ask(store, workspace, "How much tax was added on the Company ABC invoice?")
+    message = wait_for(lambda: store.get_message(pending.id), lambda m: m.status in MESSAGE_DONE, timeout=90)
+    assert message.status == "done", message.error
+    assert "$140.00" in message.content
+    citations = message.metadata["citations"]
+    assert citations and {c["document_id"] for c in citations} == {invoice_id}
+    assert message.metadata["context_ids"][0].startswith(invoice_id)  # the invoice ranks first
+
+
+def test_embedding_moves_progress_per_batch(celery_worker, store, objects, migrated, tmp_path) -> None:
+    """Progress is published while the chunks are embedded (LightRAG embeds 10 at a time), not only per status."""
+    from worker.documents import EMBEDDED_AT, STORED_AT
+
+    workspace = workspace_id(f"progress-{uuid.uuid4()}")
+    pages = [PageSpec([f"Section {n} reports that turbine {n} ran for {100 + n} hours."]) for n in range(60)]
+    topic = Listener(migrated, f"workspace:{workspace}")
+    try:
+        item = upload(store, objects, workspace, write_json(tmp_path, "turbines.json", build_document(pages)[0]))
+        row = wait_for(lambda: store.get_document(item.document.id), lambda r: r.status in DOCUMENT_DONE, 120)
+        assert (row.status, row.segment_count) == ("ingested", 60)
+        wait_until(lambda: any(e["payload"]["status"] == "ingested" for e in topic.events), timeout=10, what="done")
+    finally:
+        topic.close()
+    embedding = [
+        e["payload"]["progress"]
+        for e in topic.events
+        if e["payload"]["status"] == "ingesting" and STORED_AT < e["payload"]["progress"] < EMBEDDED_AT
+    ]
+    assert embedding, [(e["payload"]["status"], e["payload"]["progress"]) for e in topic.events]
+    assert embedding == sorted(embedding)

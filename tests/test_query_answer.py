@@ -5,7 +5,15 @@ from __future__ import annotations
 import orjson
 
 from ingest import BBox, Segment
-from query import build_answer, build_messages, snippet_preview, with_markers
+from query import (
+    AnswerBuilder,
+    SectionResolver,
+    build_answer,
+    build_messages,
+    parse_answer,
+    snippet_preview,
+    with_markers,
+)
 
 CAPITAL = Segment(
     "docA", 0, 0, "paragraph", "Paris is the capital and largest city of France.", 0, 48, BBox(0.1, 0.1, 0.9, 0.2)
@@ -47,20 +55,31 @@ def test_valid_ids_are_cited_with_support() -> None:
         "page_idx": 0,
         "snippet_preview": CAPITAL.text,
         "bbox": {"x0": 0.1, "y0": 0.1, "x1": 0.9, "y1": 0.2},
+        "quote": {"text": CAPITAL.text, "start": 0, "end": 48, "char_start": 0, "char_end": 48},
+        "boxes": [{"page_idx": 0, "x0": 0.1, "y0": 0.1, "x1": 0.9, "y1": 0.2}],
         "method": "source_id",
         "citation_status": "cited",
         "citation_score": 1.0,
         "support": 1.0,
+        "warning": None,
     }
     assert payload["metadata"]["stats"] == {"cited": 1, "matched": 0, "invalid": 0, "uncited": 0}
 
 
-def test_valid_id_that_does_not_support_the_text_is_still_cited_with_low_support() -> None:
-    payload = answer([{"text": "The Eiffel Tower was completed in 1889.", "source_ids": ["docA:0"]}])
+def test_valid_id_that_shares_words_with_the_text_is_never_overridden() -> None:
+    payload = answer([{"text": "Paris was completed in 1889 for the World Fair.", "source_ids": ["docA:0"]}])
     assert section_view(payload) == [("cited", 1.0, [1])]
     citation = payload["metadata"]["citations"][0]
-    assert citation["segment_id"] == "docA:0"  # never overridden by text matching
-    assert citation["support"] < 0.2
+    assert citation["segment_id"] == "docA:0"  # TOWER matches the text better, but the id is supported
+    assert (citation["support"], citation["warning"]) == (0.167, "numbers not found: 1889")
+
+
+def test_valid_id_that_shares_nothing_with_the_text_is_not_shown_and_the_text_is_matched() -> None:
+    payload = answer([{"text": "The Eiffel Tower was completed in 1889.", "source_ids": ["docA:0"]}])
+    [section] = payload["metadata"]["sections"]
+    assert (section["citation_status"], section["citations"]) == ("matched", [1])
+    assert section["citation_error"] == "docA:0 does not support this text; matched by text instead"
+    assert [c["segment_id"] for c in payload["metadata"]["citations"]] == ["docA:1"]
 
 
 def test_hallucinated_id_with_verbatim_text_of_another_segment_is_matched_to_it() -> None:
@@ -118,14 +137,14 @@ def test_same_id_in_several_sections_gets_one_number() -> None:
             {"text": "Paris is also the largest city.", "source_ids": ["docA:0"]},
         ]
     )
-    assert section_view(payload) == [("cited", 1.0, [1]), ("cited", 1.0, [2, 1]), ("cited", 1.0, [1])]
+    assert section_view(payload) == [("cited", 1.0, [1]), ("cited", 1.0, [2]), ("cited", 1.0, [1])]
+    assert payload["metadata"]["sections"][1]["citation_error"] == "ignored: docA:0 does not support this text"
     assert [c["segment_id"] for c in payload["metadata"]["citations"]] == ["docA:0", "docA:1"]
     assert payload["content"] == (
-        "Paris is the capital [1].\n\nThe tower dates from 1889 [2][1].\n\nParis is also the largest city [1]."
+        "Paris is the capital [1].\n\nThe tower dates from 1889 [2].\n\nParis is also the largest city [1]."
     )
     assert payload["metadata"]["citation_map"]["1"] == [
         {"sentence_index": 0, "sentence_text": "Paris is the capital [1]."},
-        {"sentence_index": 1, "sentence_text": "The tower dates from 1889 [2][1]."},
         {"sentence_index": 2, "sentence_text": "Paris is also the largest city [1]."},
     ]
 
@@ -175,7 +194,18 @@ def test_segments_as_dicts_work_like_objects() -> None:
 def test_payload_keys_of_design_5_8() -> None:
     payload = answer([{"text": "Paris is the capital.", "source_ids": ["docA:0"]}])
     assert set(payload) == {"content", "metadata"}
-    assert set(payload["metadata"]) == {"sections", "citations", "sentences", "citation_map", "stats"}
+    assert set(payload["metadata"]) == {
+        "sections",
+        "citations",
+        "sentences",
+        "citation_map",
+        "stats",
+        "extra_text",
+        "raw_output",
+        "context_ids",
+    }
+    assert payload["metadata"]["context_ids"] == ["docA:0", "docA:1", "docB:0", "docB:1"]
+    assert payload["metadata"]["extra_text"] is None
     assert set(payload["metadata"]["sections"][0]) == {
         "text",
         "source_ids",
@@ -215,3 +245,34 @@ def test_prompt_has_context_lines_rules_and_history() -> None:
     last = messages[-1]["content"]
     assert "[SEG=docA:0] (page 1) Paris is the capital" in last
     assert "[SEG=docB:1]" not in last and "Question: What is the capital?" in last
+
+
+def test_sections_resolved_one_at_a_time_keep_their_numbers() -> None:
+    """What streaming (issue 16) relies on: appending sections never renumbers earlier ones, and the payload
+    built section by section equals `build_answer` on the whole output."""
+    sections = [
+        {"text": "The museum budget was 7,250 euros in 2024.", "source_ids": []},
+        {"text": "Paris is the capital.", "source_ids": ["docA:0"]},
+        {"text": "The tower dates from 1889. Paris is the largest city.", "source_ids": ["docA:1", "docA:0"]},
+        {"text": "The Seine river flows through the city from east to west.", "source_ids": []},
+    ]
+    raw = orjson.dumps({"sections": sections}).decode()
+    parsed = parse_answer(raw, max_marker=len(CONTEXT))
+    resolver = SectionResolver(context=CONTEXT, workspace=WORKSPACE)
+    builder = AnswerBuilder()
+    marked = []
+    for i, section in enumerate(parsed.sections):
+        marked.append(builder.add(resolver.resolve(section))["marked_text"])
+        assert [c["number"] for c in builder.citations] == list(range(1, len(builder.citations) + 1))
+        head = orjson.dumps({"sections": sections[: i + 1]}).decode()
+        prefix = build_answer(head, context=CONTEXT, workspace=WORKSPACE)
+        assert prefix["metadata"]["citations"] == builder.citations
+        assert prefix["content"] == "\n\n".join(marked)
+    assert marked == [
+        "The museum budget was 7,250 euros in 2024 [1].",
+        "Paris is the capital [2].",
+        "The tower dates from 1889 [3]. Paris is the largest city [2].",
+        "The Seine river flows through the city from east to west [4].",
+    ]
+    final = builder.payload(raw_output=raw, extra_text=parsed.extra_text, context_ids=resolver.context_ids)
+    assert final == build_answer(raw, context=CONTEXT, workspace=WORKSPACE)

@@ -18,6 +18,8 @@ from query import check_source_ids, parse_source_id
         ("[SEG= doc:12 ]", ("doc", 12)),
         ("6f1c0e2a-3b4d-4c5e-8f90-123456789abc:0", ("6f1c0e2a-3b4d-4c5e-8f90-123456789abc", 0)),
         ("doc:007", ("doc", 7)),
+        ("[SEG=doc:1", ("doc", 1)),  # an unclosed wrapper
+        ("6F1C0E2A-3B4D-4C5E-8F90-123456789ABC:0", ("6f1c0e2a-3b4d-4c5e-8f90-123456789abc", 0)),
     ],
 )
 def test_well_formed(raw: str, expected) -> None:
@@ -41,6 +43,10 @@ def test_well_formed(raw: str, expected) -> None:
         "doc:1:2",
         "",
         "d o c:1",
+        "A:\u0663",  # an Arabic-Indic three is not an id's digit
+        "A:\uff13",  # nor a full-width one
+        "[SEG=A:\u0663]",
+        "[SEG=a:1, b:2]",  # two ids are not one
     ],
 )
 def test_malformed(raw: str) -> None:

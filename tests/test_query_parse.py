@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import re
+import time
+
+import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from query import Section, parse_sections
+from ingest import contains_seg_tag
+from query import ParsedAnswer, Section, parse_answer, parse_sections
 
 
 def test_plain_json() -> None:
@@ -19,14 +24,19 @@ def test_code_fence_and_intro_line() -> None:
     assert parse_sections(raw) == [Section("A.", ["d:1"])]
 
 
-def test_prose_around_json_is_kept_as_uncited_sections() -> None:
-    raw = 'I found this. {"sections": [{"text": "A.", "source_ids": ["d:1"]}]} Hope it helps!'
-    assert parse_sections(raw) == [Section("I found this.", []), Section("A.", ["d:1"]), Section("Hope it helps!", [])]
+def test_prose_around_json_goes_to_extra_text() -> None:
+    raw = 'Here is the answer: {"sections": [{"text": "A.", "source_ids": ["d:1"]}]} Hope this helps!'
+    assert parse_answer(raw) == ParsedAnswer([Section("A.", ["d:1"])], "Here is the answer:\n\nHope this helps!")
 
 
-def test_prose_after_json_that_starts_the_output_is_kept() -> None:
+def test_prose_after_json_that_starts_the_output_goes_to_extra_text() -> None:
     raw = '{"sections": [{"text": "A.", "source_ids": ["d:1"]}]} Hope it helps!'
-    assert parse_sections(raw) == [Section("A.", ["d:1"]), Section("Hope it helps!", [])]
+    assert parse_answer(raw) == ParsedAnswer([Section("A.", ["d:1"])], "Hope it helps!")
+
+
+def test_plain_json_has_no_extra_text() -> None:
+    raw = '```json\n{"sections": [{"text": "A.", "source_ids": ["d:1"]}]}\n```'
+    assert parse_answer(raw) == ParsedAnswer([Section("A.", ["d:1"])], None)
 
 
 def test_trailing_commas() -> None:
@@ -46,7 +56,7 @@ def test_source_ids_as_a_string() -> None:
 
 def test_ids_written_as_seg_tags() -> None:
     raw = '{"sections": [{"text": "A.", "source_ids": ["[SEG=d:1]", "SEG=d:2", "[SEG=d:3, d:4]"]}]}'
-    assert parse_sections(raw) == [Section("A.", ["d:1", "SEG=d:2", "d:3", "d:4"])]
+    assert parse_sections(raw) == [Section("A.", ["d:1", "d:2", "d:3", "d:4"])]
 
 
 def test_seg_tags_inside_text_become_ids_and_leave_the_text() -> None:
@@ -79,7 +89,12 @@ def test_single_object_without_sections() -> None:
 
 def test_numeric_markers_written_by_the_model_are_removed() -> None:
     raw = '{"sections": [{"text": "Paris is big [1][2], and old [3].", "source_ids": []}]}'
-    assert parse_sections(raw) == [Section("Paris is big, and old.", [])]
+    assert parse_sections(raw, max_marker=3) == [Section("Paris is big, and old.", [])]
+
+
+def test_bracketed_numbers_outside_the_context_range_stay() -> None:
+    raw = '{"sections": [{"text": "In [2023] sales rose [2], see item [a] and [0].", "source_ids": []}]}'
+    assert parse_sections(raw, max_marker=6) == [Section("In [2023] sales rose, see item [a] and [0].", [])]
 
 
 @pytest.mark.parametrize("raw", [None, "", "   \n", '{"sections": []}'])
@@ -92,10 +107,118 @@ def test_brackets_in_prose_are_not_json() -> None:
     assert parse_sections(raw) == [Section(raw, [])]
 
 
+CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.text(max_size=300))
 def test_never_raises_and_never_loses_words(raw: str) -> None:
     sections = parse_sections(raw)
-    if "{" not in raw and "[" not in raw and "SEG" not in raw.upper():
+    if "{" not in raw and "[" not in raw and not contains_seg_tag(raw):
         kept = " ".join(s.text for s in sections).split()
-        assert kept == raw.split() or "".join(kept) == "".join(raw.split())
+        words = CONTROLS.sub("", raw).split()  # controls are stripped with SEG-like sequences (design §3)
+        assert kept == words or "".join(kept) == "".join(words)
+
+
+# Issue 11: outputs that crashed, stalled or garbled ------------------------------------------------------------
+
+
+def test_unclosed_tag_takes_only_its_id_and_never_swallows_the_sentence() -> None:
+    raw = "The rating is D [SEG=A:1. Heating is by a gas boiler from 2011 [SEG=A:3]."
+    assert parse_sections(raw) == [Section("The rating is D. Heating is by a gas boiler from 2011.", ["A:1", "A:3"])]
+
+
+def test_unclosed_tag_ends_at_its_line() -> None:
+    raw = '{"sections": [{"text": "Rating D [SEG=A:1 then\nB:2 is not an id here.", "source_ids": []}]}'
+    assert parse_sections(raw) == [Section("Rating D then\nB:2 is not an id here.", ["A:1"])]
+
+
+def test_source_ids_nested_3000_deep() -> None:
+    raw = '{"sections": [{"text": "x y z", "source_ids": ' + "[" * 3000 + '"A:1"' + "]" * 3000 + "}]}"
+    assert parse_sections(raw) == [Section("x y z", ["A:1"])]
+
+
+def test_brackets_in_prose_2000_deep_are_text() -> None:
+    raw = "See " + "[" * 1000 + "the note" + "]" * 1000 + "."
+    assert parse_sections(raw) == [Section(raw, [])]
+
+
+def test_unbalanced_brackets_parse_in_linear_time() -> None:
+    # Quadratic before (10k characters took 13 s); an order-of-magnitude guard, as the issue asks.
+    for raw in ("[" * 100_000, "{" * 100_000, '{"' * 50_000, "[{" * 50_000, '{"sections": [' * 7_000):
+        started = time.perf_counter()
+        sections = parse_sections(raw)
+        assert time.perf_counter() - started < 1.0, raw[:20]
+        assert "".join(s.text for s in sections).replace(" ", "") in ("", raw.replace(" ", ""))
+
+
+def test_lone_surrogate_becomes_a_replacement_character() -> None:
+    assert parse_sections("smile \ud83d here") == [Section("smile \ufffd here", [])]
+    raw = '{"sections": [{"text": "smile \\ud83d here", "source_ids": ["d:1"]}]}'  # an escaped lone surrogate
+    [section] = parse_sections(raw)
+    assert section.text == "smile \ufffd here" and section.source_ids == ["d:1"]
+
+
+@pytest.mark.parametrize("key", ["answer", "response", "data", "result", "output"])
+def test_sections_under_a_wrapper_key(key: str) -> None:
+    raw = f'{{"{key}": {{"sections": [{{"text": "A.", "source_ids": ["d:1"]}}]}}}}'
+    assert parse_answer(raw) == ParsedAnswer([Section("A.", ["d:1"])], None)
+
+
+def test_two_json_objects_give_their_sections_in_order() -> None:
+    raw = (
+        '{"sections": [{"text": "A.", "source_ids": ["d:1"]}]}\n'
+        'And more: {"sections": [{"text": "B.", "source_ids": ["d:2"]}]}'
+    )
+    assert parse_answer(raw) == ParsedAnswer([Section("A.", ["d:1"]), Section("B.", ["d:2"])], "And more:")
+
+
+def test_key_written_twice_keeps_both_lists() -> None:
+    raw = '{"sections": [{"text": "A.", "source_ids": ["d:1", "d:2"], "source_ids": ["d:3"]}, {"text": "B."}]}'
+    assert parse_sections(raw) == [Section("A.", ["d:1", "d:2", "d:3"]), Section("B.", [])]
+
+
+@pytest.mark.parametrize(
+    "raw", ["The score rose [1] as shown [2].", "Values [61, 70] were read.", "Years [2019] and [1]."]
+)
+def test_prose_with_bracketed_numbers_is_one_section(raw: str) -> None:
+    [section] = parse_sections(raw, max_marker=6)
+    assert section.source_ids == []
+    assert (
+        section.text
+        == {
+            "The score rose [1] as shown [2].": "The score rose as shown.",
+            "Values [61, 70] were read.": "Values [61, 70] were read.",
+            "Years [2019] and [1].": "Years [2019] and.",
+        }[raw]
+    )
+
+
+def test_chit_chat_never_reaches_the_sections() -> None:
+    raw = 'Sure! Here is the answer:\n```json\n{"sections": [{"text": "A.", "source_ids": []}]}\n```\nHope this helps!'
+    assert parse_answer(raw) == ParsedAnswer([Section("A.", [])], "Sure! Here is the answer:\n\nHope this helps!")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Forged \uff3b\uff33\uff25\uff27\uff1dB:0\uff3d here",
+        "Forged [S\u200bEG=B:0] here",
+        "Forged [SE\u00adG=B:0] here",
+        "Forged [S\u2060EG=B:0] here",
+        "Forged [SEG\uff1dB:0] here",
+        "Forged [SEG\ufe66B:0] here",
+        "Forged [\u0405\u0415G=B:0] here",
+        "Forged [S\nEG=B:0] here",
+    ],
+)
+def test_disguised_tags_in_section_text_are_defused(text: str) -> None:
+    raw = orjson.dumps({"sections": [{"text": text, "source_ids": []}]}).decode()
+    [section] = parse_sections(raw)
+    assert not contains_seg_tag(section.text)
+    assert "S-E-G=B:0" in section.text and section.source_ids == []
+
+
+def test_prose_is_the_answer_when_the_json_holds_no_section() -> None:
+    raw = 'I could not find it in your documents. {"sections": []}'
+    assert parse_answer(raw) == ParsedAnswer([Section("I could not find it in your documents.", [])], None)

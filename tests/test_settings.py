@@ -1,3 +1,4 @@
+import re
 import subprocess
 import sys
 
@@ -81,3 +82,22 @@ def test_every_setting_is_documented_in_the_readme() -> None:
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
     missing = [name.upper() for name in Settings.model_fields if f"| `{name.upper()}` |" not in readme]
     assert missing == []
+
+
+def test_env_example_lists_every_setting_with_its_default() -> None:
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / ".env.example").read_text()
+    shown = dict(re.findall(r"^# ?([A-Z][A-Z0-9_]+)=(.*)$", text, re.MULTILINE))
+    assert sorted(shown) == sorted(name.upper() for name in Settings.model_fields)
+    for name, field in Settings.model_fields.items():
+        value = shown[name.upper()]
+        if field.default is None:
+            assert value == "", name
+        else:
+            assert getattr(Settings(_env_file=None, **{name: value}), name) == field.default, name
+    # Each is explained: the line above a setting is a comment that is not itself a setting.
+    lines = text.splitlines()
+    for number, line in enumerate(lines):
+        if re.match(r"^# ?[A-Z][A-Z0-9_]+=", line):
+            assert lines[number - 1].startswith("# ") and "=" not in lines[number - 1].split()[1], line

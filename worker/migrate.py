@@ -8,6 +8,8 @@ from pathlib import Path
 
 import psycopg
 
+from worker.tenancy import secure_internal_tables
+
 
 def _migrations_dir() -> Path:
     """The checkout's migrations/ (an editable install, a clone), else where a wheel installed them."""
@@ -49,4 +51,5 @@ def apply_migrations(database_url: str, folder: Path = MIGRATIONS_DIR) -> list[s
                     (path.name, hashlib.sha256(sql.encode()).hexdigest()),
                 )
             applied_now.append(path.name)
+        secure_internal_tables(conn)  # every run: tables LightRAG made since, grants someone gave since
     return applied_now

@@ -5,21 +5,22 @@ A key names one JSON object, or a prefix (ending in `/`, or with no object of it
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Protocol
 
-from worker.providers import PermanentError, TransientError
+from worker.errors import MissingObject, PermanentError, TransientError
 from worker.settings import Settings
-
-
-class MissingObject(PermanentError):
-    pass
 
 
 class ObjectStore(Protocol):
     def read_docai(self, key: str) -> list[bytes]: ...
 
     def put(self, key: str, data: bytes) -> None: ...
+
+    def delete(self, key: str) -> None:
+        """Remove one object, or every object under a prefix (shards); nothing there is fine."""
+        ...
 
     def url(self, key: str) -> str: ...
 
@@ -52,6 +53,13 @@ class LocalFolderStore:
         tmp = path.with_suffix(path.suffix + ".part")
         tmp.write_bytes(data)
         tmp.replace(path)  # readers never see half a file
+
+    def delete(self, key: str) -> None:
+        path = self._path(key)
+        if path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
 
 
 class R2Store:
@@ -117,8 +125,36 @@ class R2Store:
     def put(self, key: str, data: bytes) -> None:
         self.client.put_object(Bucket=self.bucket, Key=key, Body=data, ContentType="application/json")
 
+    def delete(self, key: str) -> None:
+        keys = [key] if not key.endswith("/") else []
+        prefix = key.rstrip("/") + "/"
+        for page in self.client.get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=prefix):
+            keys.extend(o["Key"] for o in page.get("Contents", []))
+        for start in range(0, len(keys), 1000):  # the most one DeleteObjects request takes
+            batch = [{"Key": k} for k in keys[start : start + 1000]]
+            self.client.delete_objects(Bucket=self.bucket, Delete={"Objects": batch, "Quiet": True})
+
+
+def missing_r2_settings(settings: Settings) -> list[str]:
+    """The R2 settings a worker still needs before it can read anything from R2."""
+    needed = {
+        "R2_BUCKET": settings.r2_bucket,
+        "R2_ACCESS_KEY_ID": settings.r2_access_key_id,
+        "R2_SECRET_ACCESS_KEY": settings.r2_secret_access_key,
+        "R2_ENDPOINT_URL or R2_ACCOUNT_ID": settings.r2_endpoint_url or settings.r2_account_id,
+    }
+    return [name for name, value in needed.items() if not value]
+
 
 def make_object_store(settings: Settings) -> ObjectStore:
-    if settings.r2_bucket or settings.r2_endpoint_url or settings.r2_account_id:
-        return R2Store(settings)
-    return LocalFolderStore(settings.home / "objects")
+    """R2 when SEGCITE_OBJECT_STORE says `r2` (or, by default, when any R2 setting is given), else a folder under
+    SEGCITE_HOME, which only processes sharing that folder can read (the embedded default)."""
+    kind = settings.segcite_object_store
+    if kind == "auto":
+        kind = "r2" if settings.r2_bucket or settings.r2_endpoint_url or settings.r2_account_id else "local"
+    if kind == "local":
+        return LocalFolderStore(settings.home / "objects")
+    missing = missing_r2_settings(settings)
+    if missing:
+        raise PermanentError(f"R2 is not fully configured: {', '.join(missing)} not set")
+    return R2Store(settings)

@@ -1,7 +1,8 @@
 """The RAG store: LightRAG on PostgreSQL (design §4), one instance per workspace, one event loop per process.
 
 LightRAG's storages are bound to the loop that initialized them, and Celery tasks are synchronous, so each
-process runs one private loop in a thread and every call is submitted to it.
+process runs one private loop in a thread and every call is submitted to it. A prefork process runs one task
+at a time, so the ingest in progress (`RagStore.job`) is a plain attribute.
 """
 
 from __future__ import annotations
@@ -12,22 +13,30 @@ import os
 import re
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import psycopg
 from psycopg.conninfo import conninfo_to_dict
 
-from ingest import Segment, tagged_text
-from worker.providers import Embedder, PermanentError, TransientError
+from ingest import Segment, leading_tag_id, tagged_text
+from worker.embeddings import Embedder
+from worker.errors import PermanentError, TransientError
+from worker.openai_client import openai_client
 from worker.settings import Settings
+from worker.tenancy import secure_internal_tables_async
 
 # Between two segments of one document: printable (LightRAG strips control characters) and never inside a
 # segment (tagged_text cannot produce it; it is removed from segment text before joining).
 SEPARATOR = "\n\u241e\n"
 CHUNK_TOKEN_SIZE = 8000  # segments are at most SEGCITE_MAX_CHARS (<= 8000) characters: never re-split
-_LEADING_TAG = re.compile(r"^\s*\[SEG=([^\]\s]+)\]")
+# Page furniture (design §3): stored with the document, never sent to the RAG store.
+NOT_RETRIEVED_KINDS = frozenset({"header", "footer"})
 _PIECE = re.compile(r"\w{1,4}|\s{1,4}|[^\w\s]", re.DOTALL)
+_INIT_LOCK_KEY = 0x5E6C17E0  # any constant of our own; migrations use another
+INIT_LOCK_WAIT = 120.0
 
 
 class OfflineTokenizer:
@@ -47,22 +56,32 @@ class OfflineTokenizer:
         return "".join(chr((v >> (3 + 21 * i)) & 0x1FFFFF) for v in tokens for i in range(v & 7))
 
 
+def retrieved_segments(segments: Sequence[Segment]) -> list[Segment]:
+    """The segments a document gives the RAG store (its page headers and footers stay out)."""
+    return [s for s in segments if s.kind not in NOT_RETRIEVED_KINDS]
+
+
 def segment_ids_of(chunks: Sequence[dict[str, Any]]) -> list[str]:
     """The SEG ids of retrieved chunks, in order, once each (only a chunk's leading tag counts)."""
-    ids: list[str] = []
-    for chunk in chunks:
-        match = _LEADING_TAG.match(str(chunk.get("content", "")))
-        if match and match.group(1) not in ids:
-            ids.append(match.group(1))
-    return ids
+    ids = (leading_tag_id(str(chunk.get("content", ""))) for chunk in chunks)
+    return list(dict.fromkeys(i for i in ids if i))
+
+
+def context_chunks(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """The chunks of an `aquery_data` result. A query that found nothing is an answer, not an error: LightRAG
+    says so with `metadata.failure_reason == "no_results"`, or with its empty dataset (`data.chunks == []`).
+    Any other failure (its `data` has no chunks at all) is raised: it may pass on a retry."""
+    data = result.get("data") or {}
+    chunks = data.get("chunks")
+    if result.get("status") != "failure":
+        return list(chunks or [])
+    if (result.get("metadata") or {}).get("failure_reason") == "no_results" or chunks == []:
+        return []
+    raise TransientError(f"retrieval failed: {result.get('message', 'no message')}")
 
 
 def workspace_name(workspace_id: str) -> str:
     return "ws_" + re.sub(r"[^0-9a-zA-Z]", "", workspace_id).lower()
-
-
-_INIT_LOCK_KEY = 0x5E6C17E0  # any constant of our own; migrations use another
-INIT_LOCK_WAIT = 120.0
 
 
 def postgres_env(database_url: str) -> dict[str, str]:
@@ -82,15 +101,15 @@ def postgres_env(database_url: str) -> dict[str, str]:
     return env
 
 
-class _TableProbeFilter(logging.Filter):
-    """LightRAG probes for each of its tables with a SELECT and logs an ERROR for every one missing, just
-    before it creates it: eight alarming lines on a new database. Only those lines are dropped."""
+class _QuietLightRAG(logging.Filter):
+    """Lines LightRAG logs on every new workspace that alarm and say nothing: an ERROR per missing table as it
+    probes for each before creating it, and a warning per empty table of a new workspace."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
-        return not (
-            message.startswith('PostgreSQL database, error:relation "lightrag_') and "does not exist" in message
-        )
+        probe = message.startswith('PostgreSQL database, error:relation "lightrag_') and "does not exist" in message
+        empty = message.startswith("PostgreSQL: workspace data in table") and "is empty" in message
+        return not (probe or empty)
 
 
 def _quiet_lightrag_logger() -> None:
@@ -98,8 +117,8 @@ def _quiet_lightrag_logger() -> None:
     query in worker.log. Warnings and real errors still show."""
     logger = logging.getLogger("lightrag")
     logger.setLevel(logging.WARNING)
-    if not any(isinstance(f, _TableProbeFilter) for f in logger.filters):
-        logger.addFilter(_TableProbeFilter())
+    if not any(isinstance(f, _QuietLightRAG) for f in logger.filters):
+        logger.addFilter(_QuietLightRAG())
 
 
 async def _take_init_lock(conn: psycopg.AsyncConnection) -> None:
@@ -113,6 +132,40 @@ async def _take_init_lock(conn: psycopg.AsyncConnection) -> None:
         await asyncio.sleep(0.2)
 
 
+@dataclass
+class _Job:
+    """The ingest in progress: how many of its chunks are embedded, and whom to tell."""
+
+    total: int
+    on_progress: Callable[[float], None]
+    embedded: int = 0
+    error: BaseException | None = None
+
+
+class _ReportingEmbedder:
+    """The embedder as LightRAG calls it, reporting each batch of the ingest in progress (`RagStore.job`): the
+    report may stop the work (a lost lock). LightRAG deep-copies its configuration, this included; the copy
+    must be this object, or the ingest's reports would go to a copy."""
+
+    def __init__(self, store: RagStore):
+        self.store = store
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _ReportingEmbedder:
+        return self
+
+    async def __call__(self, texts: list[str], **kwargs: Any) -> np.ndarray:
+        vectors = await self.store.embedder(texts, **kwargs)
+        job = self.store.job
+        if job is not None:
+            job.embedded += len(texts)
+            try:
+                job.on_progress(min(1.0, job.embedded / max(job.total, 1)))
+            except Exception as exc:
+                job.error = exc  # LightRAG keeps only the failure's text: keep the exception itself
+                raise
+        return vectors
+
+
 class RagStore:
     def __init__(self, settings: Settings, database_url: str, embedder: Embedder):
         os.environ.update(postgres_env(database_url))
@@ -121,6 +174,7 @@ class RagStore:
         self.database_url = database_url
         self.embedder = embedder
         self._instances: dict[str, Any] = {}
+        self.job: _Job | None = None
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="segcite-rag-loop", daemon=True)
         self._thread.start()
@@ -145,7 +199,7 @@ class RagStore:
             graph_storage="PGTableGraphStorage",
             embedding_func=EmbeddingFunc(
                 embedding_dim=self.embedder.dim,
-                func=self.embedder,
+                func=_ReportingEmbedder(self),
                 max_token_size=8192,
                 model_name=self.embedder.model_name,
             ),
@@ -163,6 +217,7 @@ class RagStore:
         ) as conn:
             await _take_init_lock(conn)
             await rag.initialize_storages()
+            await secure_internal_tables_async(conn)  # before any document goes in (design §4, tenancy)
         self._instances[name] = rag
         return rag
 
@@ -178,13 +233,7 @@ class RagStore:
             raise PermanentError(
                 "SEGCITE_RAG_MODE=mix extracts a knowledge graph and needs SEGCITE_LLM_PROVIDER=openai"
             )
-        import openai
-
-        client = openai.AsyncOpenAI(
-            base_url=settings.openai_base_url,
-            timeout=settings.segcite_llm_timeout,
-            api_key=settings.openai_api_key.get_secret_value() if settings.openai_api_key else "not-needed",
-        )
+        client = openai_client(settings, asynchronous=True)
 
         async def complete(prompt: str, system_prompt: str | None = None, history_messages=None, **_: Any) -> str:
             messages = [{"role": "system", "content": system_prompt}] if system_prompt else []
@@ -197,16 +246,29 @@ class RagStore:
     # public, synchronous API ---------------------------------------------------------------------------
 
     def replace_document(
-        self, workspace_id: str, document_id: str, segments: Sequence[Segment], timeout: float = 600
+        self,
+        workspace_id: str,
+        document_id: str,
+        segments: Sequence[Segment],
+        on_progress: Callable[[float], None] = lambda _: None,
+        timeout: float = 600,
     ) -> int:
-        """Delete, then insert the segments 1:1 as chunks; wait until LightRAG says PROCESSED."""
-        return self._run(self._replace(workspace_id, document_id, segments, timeout), timeout + 30)
+        """Delete, then insert the retrievable segments 1:1 as chunks; wait until LightRAG says PROCESSED.
+        `on_progress(fraction)` is called after each embedding batch; what it raises stops the ingest."""
+        chunks = retrieved_segments(segments)
+        self.job = _Job(total=len(chunks), on_progress=on_progress)
+        try:
+            return self._run(self._replace(workspace_id, document_id, chunks, timeout), timeout + 30)
+        finally:
+            self.job = None
 
     async def _replace(self, workspace_id: str, document_id: str, segments: Sequence[Segment], timeout: float) -> int:
         from lightrag.parser.routing import resolve_chunk_options
 
         rag = await self._instance(workspace_id)
         await self._delete(rag, document_id)
+        if not segments:
+            return 0
         text = SEPARATOR.join(tagged_text(s).replace("\u241e", "") for s in segments)
         options = resolve_chunk_options(rag.addon_params, split_by_character=SEPARATOR, split_by_character_only=True)
         process = "F!" if self.settings.segcite_rag_mode == "naive" else "F"  # "!": no knowledge-graph extraction
@@ -217,9 +279,20 @@ class RagStore:
             process_options=process,
             chunk_options=options,
         )
-        await rag.apipeline_process_enqueue_documents()
+        try:
+            return await self._process_until_done(rag, document_id, timeout)
+        except BaseException:
+            await self._drop_buffered_writes(rag)
+            raise
+
+    async def _process_until_done(self, rag, document_id: str, timeout: float) -> int:
+        """`ainsert`-style processing does not raise on failure: the document's status says how it went."""
         deadline = time.monotonic() + timeout
-        while True:  # ainsert-style processing does not raise on failure: the status says
+        while True:
+            await rag.apipeline_process_enqueue_documents()
+            job = self.job
+            if job is not None and job.error is not None:
+                raise job.error
             status = await rag.doc_status.get_by_id(document_id)
             state = str((status or {}).get("status", "")).lower()
             if state.endswith("processed"):
@@ -229,7 +302,14 @@ class RagStore:
             if time.monotonic() > deadline:
                 raise TransientError(f"the RAG store did not finish indexing within {timeout:.0f} s")
             await asyncio.sleep(0.2)
-            await rag.apipeline_process_enqueue_documents()
+
+    @staticmethod
+    async def _drop_buffered_writes(rag) -> None:
+        """LightRAG buffers vector writes in memory until a flush, and keeps them when a flush fails: dropped
+        here, so a stopped ingest can never be written later by this process."""
+        for storage in (rag.chunks_vdb, rag.entities_vdb, rag.relationships_vdb, rag.text_chunks):
+            if storage is not None:
+                await storage.drop_pending_index_ops()
 
     async def _delete(self, rag, document_id: str) -> None:
         if await rag.doc_status.get_by_id(document_id) is not None:
@@ -244,7 +324,7 @@ class RagStore:
         self._run(run(), timeout)
 
     def retrieve(self, workspace_id: str, question: str, top_k: int, timeout: float = 120) -> list[str]:
-        """The context ids for a question: SEG ids of the chunks LightRAG retrieves."""
+        """The SEG ids of the chunks LightRAG's vector search finds for a question, best first."""
 
         async def run() -> list[str]:
             from lightrag import QueryParam
@@ -254,12 +334,7 @@ class RagStore:
             result = await rag.aquery_data(
                 question, QueryParam(mode=mode, chunk_top_k=top_k, top_k=top_k, enable_rerank=False)
             )
-            if result.get("status") == "failure":
-                message = str(result.get("message", ""))
-                if "no" in message.lower() and "found" in message.lower():
-                    return []
-                raise TransientError(f"retrieval failed: {message}")
-            return segment_ids_of(result.get("data", {}).get("chunks", []))
+            return segment_ids_of(context_chunks(result))
 
         return self._run(run(), timeout)
 

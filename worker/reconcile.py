@@ -12,14 +12,14 @@ import logging
 from worker import events
 from worker.embedded import resolve_services
 from worker.settings import Settings
-from worker.store import PostgresStore
+from worker.stores import make_store
 
 log = logging.getLogger(__name__)
 
 
 def reconcile(settings: Settings, older_than_seconds: int | None = None) -> tuple[list[str], list[str]]:
     services = resolve_services(settings, start=False)
-    store = PostgresStore(services.database_url, max_size=1)
+    store = make_store(settings, services.database_url, max_size=1)
     try:
         documents, messages = store.stale(older_than_seconds or settings.segcite_task_time_limit)
     finally:

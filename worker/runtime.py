@@ -8,11 +8,14 @@ from dataclasses import dataclass
 import redis
 
 from worker.embedded import redis_client_url, resolve_services
+from worker.embeddings import make_embedder
+from worker.llm import Answerer, make_answerer
 from worker.objects import ObjectStore, make_object_store
-from worker.providers import Answerer, make_answerer, make_embedder
 from worker.rag import RagStore
+from worker.redis_state import AnswerCache, DeliveryCounter, StreamMarks
 from worker.settings import Settings, load_settings
-from worker.store import PostgresStore, Store
+from worker.stores import Store, make_store
+from worker.workspace_lock import WorkspaceLock
 
 
 @dataclass
@@ -24,24 +27,31 @@ class Runtime:
     answerer: Answerer
     redis: redis.Redis
 
+    @property
+    def answers(self) -> AnswerCache:
+        return AnswerCache(self.redis)
+
+    @property
+    def streams(self) -> StreamMarks:
+        return StreamMarks(self.redis)
+
+    @property
+    def deliveries(self) -> DeliveryCounter:
+        return DeliveryCounter(self.redis)
+
+    def workspace_lock(self, workspace_id: str) -> WorkspaceLock:
+        return WorkspaceLock(self.redis, workspace_id, self.settings.segcite_lock_ttl)
+
     def close(self) -> None:
         self.rag.close()
-        closer = getattr(self.store, "close", None)
-        if closer:
-            closer()
+        self.store.close()
 
 
 def make_runtime(settings: Settings) -> Runtime:
     services = resolve_services(settings, start=False)
-    if settings.segcite_store == "supabase":
-        from worker.supabase_store import SupabaseStore
-
-        store: Store = SupabaseStore(settings)
-    else:
-        store = PostgresStore(services.database_url, timeout=settings.segcite_db_timeout)
     return Runtime(
         settings=settings,
-        store=store,
+        store=make_store(settings, services.database_url),
         objects=make_object_store(settings),
         rag=RagStore(settings, services.database_url, make_embedder(settings)),
         answerer=make_answerer(settings),

@@ -39,6 +39,7 @@ class Settings(BaseSettings):
     supabase_url: str | None = None
     supabase_service_role_key: SecretStr | None = None
 
+    segcite_object_store: Literal["auto", "r2", "local"] = "auto"
     r2_endpoint_url: str | None = None
     r2_account_id: str | None = None
     r2_access_key_id: str | None = None
@@ -50,6 +51,7 @@ class Settings(BaseSettings):
     openai_api_key: SecretStr | None = None
     segcite_llm_model: str = "gpt-4o-mini"
     segcite_llm_timeout: float = Field(60.0, gt=0)
+    segcite_llm_max_tokens: int = Field(1024, ge=16, le=32768)
     segcite_embedding_provider: Literal["hash", "openai"] = "hash"
     segcite_embedding_model: str = "text-embedding-3-small"
     segcite_embedding_dim: int = Field(1024, ge=8, le=4096)
@@ -66,6 +68,7 @@ class Settings(BaseSettings):
     segcite_lock_ttl: int = Field(20, ge=3, le=3600)
 
     flower_basic_auth: SecretStr | None = None
+    flower_address: str | None = None  # None: 127.0.0.1 (worker/flower.py)
     flower_port: int = Field(5555, ge=1, le=65535)
 
     @field_validator("redis_url")

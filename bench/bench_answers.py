@@ -1,0 +1,342 @@
+"""Answer quality on many real documents, through the `segcite` CLI as a user would run it.
+
+    python bench/bench_answers.py [--questions bench/answers_questions.json] [--out results.json] [--verbose]
+
+Ingests every fixture of ../shared/fixtures/docai and ../shared/fixtures/docai-real that must ingest (per its
+manifest; the `document` of a `WRAPPED_` ProcessResponse; a folder of shards is one document) into ONE workspace,
+on the embedded services (a fresh SEGCITE_HOME under /tmp, no REDIS_URL / DATABASE_URL), asks each question of
+the question file with `segcite ask --json`, then stops the services (`segcite down`). Only the CLI's public
+behaviour is used: the page of a context segment comes from `segcite segments` of the same file.
+
+Reports (issue 14's targets in brackets):
+- retrieval recall: the answer's page is among the pages of `metadata.context_ids` [>= 90%];
+- answer accuracy: every expected value is in the answer's content, normalized [>= 75%];
+- citation precision: citations on a page that holds the answer, over all citations [>= 90%];
+- "not found": questions no document answers that got no citation [>= 6 of 7];
+- median latency of one `segcite ask` command [no worse than ~2 s].
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+REPO = Path(__file__).resolve().parent.parent
+FIXTURES = REPO.parent / "shared" / "fixtures"
+WORKSPACE = "bench-answers"
+# Variables that would point the CLI at configured services instead of the embedded ones.
+SERVICE_VARIABLES = ("REDIS_URL", "DATABASE_URL", "SEGCITE_STORE", "SUPABASE_URL", "SUPABASE_SERVICE_ROLE_KEY")
+INGESTED = re.compile(r"^(?P<name>.+?): ingested, .*document (?P<id>[0-9a-f-]{36})$")
+
+
+@dataclass(frozen=True)
+class Source:
+    document: str  # file or folder name, as ingested
+    pages: frozenset[int] | None  # None: every page
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    text: str
+    values: list[list[str]]  # every item must appear; an item is a list of alternatives
+    sources: list[Source]
+
+    @property
+    def answerable(self) -> bool:
+        return bool(self.values)
+
+
+@dataclass
+class Workspace:
+    """What the CLI said about the ingested documents: names, ids, and each segment's page and text."""
+
+    names: dict[str, str] = field(default_factory=dict)  # document id -> file name
+    pages: dict[str, int] = field(default_factory=dict)  # segment id -> page
+    texts: dict[str, str] = field(default_factory=dict)  # segment id -> text
+    failed: dict[str, str] = field(default_factory=dict)  # file name -> error line
+
+    def where(self, segment_id: str) -> tuple[str, int] | None:
+        document_id = segment_id.rsplit(":", 1)[0]
+        if document_id not in self.names or segment_id not in self.pages:
+            return None
+        return self.names[document_id], self.pages[segment_id]
+
+
+# --- inputs -----------------------------------------------------------------------------------------------
+
+
+def fixture_inputs(staging: Path) -> list[Path]:
+    """Every fixture that must ingest: docai/ (no manifest: all), docai-real/ per manifest.json."""
+    docai, real = FIXTURES / "docai", FIXTURES / "docai-real"
+    paths = [p for p in sorted(docai.iterdir()) if p.is_dir() or p.suffix == ".json"]
+    manifest = orjson.loads((real / "manifest.json").read_bytes())
+    for case in manifest["cases"]:
+        path = real / case["name"]
+        if case["name"].startswith("WRAPPED_"):  # the ProcessResponse is refused; its `document` must ingest
+            unwrapped = staging / case["name"]
+            unwrapped.write_bytes(orjson.dumps(orjson.loads(path.read_bytes())["document"]))
+            paths.append(unwrapped)
+        elif case["expect"] == "ok":
+            paths.append(path)
+    return paths
+
+
+def load_questions(path: Path) -> list[Question]:
+    data = orjson.loads(path.read_bytes())
+    groups = data.get("groups", {})
+    questions = []
+    for item in data["questions"]:
+        raw_sources = groups[item["sources"]] if isinstance(item["sources"], str) else item["sources"]
+        sources = [Source(s["document"], None if s["pages"] == "all" else frozenset(s["pages"])) for s in raw_sources]
+        values = [v if isinstance(v, list) else [v] for v in item["values"]]
+        questions.append(Question(item["id"], item["question"], values, sources))
+    return questions
+
+
+# --- the CLI ----------------------------------------------------------------------------------------------
+
+
+def cli_env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in SERVICE_VARIABLES}
+    env.update(SEGCITE_HOME=str(home), PYTHONPATH=str(REPO))  # this checkout's code, not an installed one
+    return env
+
+
+def segcite(args: list[str], home: Path, timeout: float = 900) -> subprocess.CompletedProcess[bytes]:
+    # cwd = home: a `.env` in the caller's folder must not configure services behind the bench's back.
+    return subprocess.run(
+        [sys.executable, "-m", "worker.cli", *args], cwd=home, env=cli_env(home), capture_output=True, timeout=timeout
+    )
+
+
+def ingest_all(paths: list[Path], home: Path) -> Workspace:
+    done = segcite(["ingest", *map(str, paths), "--workspace", WORKSPACE], home, timeout=3600)
+    workspace = Workspace()
+    for line in done.stdout.decode().splitlines():
+        if match := INGESTED.match(line.strip()):
+            workspace.names[match["id"]] = match["name"]
+    for line in done.stderr.decode().splitlines():
+        name, sep, error = line.partition(": failed: ")
+        if sep:
+            workspace.failed[name] = error
+    if not workspace.names:
+        raise SystemExit(f"nothing ingested: {done.stderr.decode().strip().splitlines()[-1:]}")
+    by_name = {p.name: p for p in paths}
+    for document_id, name in workspace.names.items():
+        listed = segcite(["segments", str(by_name[name]), "--document-id", document_id], home)
+        for line in listed.stdout.splitlines():
+            row = orjson.loads(line)
+            workspace.pages[row["segment_id"]] = row["page_idx"]
+            workspace.texts[row["segment_id"]] = row["text"]
+    return workspace
+
+
+def ask(question: str, home: Path) -> tuple[dict[str, Any] | None, float, str]:
+    start = time.perf_counter()
+    done = segcite(["ask", question, "--json", "--workspace", WORKSPACE], home, timeout=600)
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0:
+        return None, elapsed, done.stderr.decode().strip()
+    return orjson.loads(done.stdout), elapsed, ""
+
+
+# --- scoring ----------------------------------------------------------------------------------------------
+
+
+def normalize(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def holds(text: str, value: str) -> bool:
+    """The value occurs in the text as a whole token run (`tea` is not in `instead`), normalized."""
+    pattern = r"(?<!\w)" + re.escape(normalize(value)) + r"(?!\w)"
+    return re.search(pattern, normalize(text)) is not None
+
+
+def holds_all(text: str, values: list[list[str]]) -> bool:
+    return all(any(holds(text, alternative) for alternative in item) for item in values)
+
+
+def on_source(place: tuple[str, int] | None, sources: list[Source]) -> bool:
+    if place is None:
+        return False
+    name, page = place
+    return any(s.document == name and (s.pages is None or page in s.pages) for s in sources)
+
+
+def check_question_set(questions: list[Question], ws: Workspace) -> list[str]:
+    """Each source page of each question holds its values (catches a wrong question, or a changed ingest)."""
+    problems = []
+    ingested = set(ws.names.values())
+    for q in questions:
+        if q.answerable and not any(s.document in ingested for s in q.sources):
+            problems.append(f"{q.id}: none of its documents was ingested")
+        for source in q.sources:
+            if source.document not in ingested:
+                continue
+            page_texts: dict[int, list[str]] = {}
+            for segment_id, text in ws.texts.items():
+                place = ws.where(segment_id)
+                if place and place[0] == source.document:
+                    page_texts.setdefault(place[1], []).append(text)
+            pages = source.pages if source.pages is not None else set(page_texts)
+            for page in sorted(pages):
+                if not holds_all("\n".join(page_texts.get(page, [])), q.values):
+                    problems.append(f"{q.id}: {source.document} page {page} does not hold {q.values}")
+    return problems
+
+
+@dataclass
+class Outcome:
+    question: Question
+    seconds: float
+    error: str = ""
+    content: str = ""
+    recalled: bool = False  # a context segment is on a page that holds the answer
+    segment_recalled: bool = False  # every value is in a context segment on such a page
+    correct: bool = False  # answerable: every value in the content; unanswerable: no citation
+    citations: list[tuple[str, int] | None] = field(default_factory=list)
+    good_citations: int = 0
+    context_documents: list[str] = field(default_factory=list)
+
+
+def score(q: Question, payload: dict[str, Any] | None, seconds: float, error: str, ws: Workspace) -> Outcome:
+    outcome = Outcome(q, seconds, error)
+    if payload is None:
+        return outcome
+    metadata = payload["metadata"]
+    outcome.content = payload["content"]
+    context = [(i, ws.where(i)) for i in metadata.get("context_ids", [])]
+    outcome.context_documents = [place[0] for _, place in context if place]
+    on_page = [ws.texts[i] for i, place in context if on_source(place, q.sources)]
+    outcome.recalled = bool(on_page)
+    outcome.segment_recalled = q.answerable and all(
+        any(holds(text, alt) for text in on_page for alt in item) for item in q.values
+    )
+    outcome.citations = [ws.where(c["segment_id"]) for c in metadata.get("citations", [])]
+    outcome.good_citations = sum(on_source(place, q.sources) for place in outcome.citations)
+    outcome.correct = holds_all(payload["content"], q.values) if q.answerable else not outcome.citations
+    return outcome
+
+
+# --- report -----------------------------------------------------------------------------------------------
+
+
+def percent(part: int, whole: int) -> str:
+    return f"{part}/{whole} = {100 * part / whole:.0f}%" if whole else "n/a"
+
+
+def report(outcomes: list[Outcome], ws: Workspace, verbose: bool) -> dict[str, Any]:
+    answerable = [o for o in outcomes if o.question.answerable]
+    unanswerable = [o for o in outcomes if not o.question.answerable]
+    citations = sum(len(o.citations) for o in outcomes)
+    good = sum(o.good_citations for o in outcomes)
+    answerable_citations = sum(len(o.citations) for o in answerable)
+    slots: dict[str, int] = {}
+    for o in outcomes:
+        for name in o.context_documents:
+            slots[name] = slots.get(name, 0) + 1
+    total_slots = sum(slots.values())
+    seconds = sorted(o.seconds for o in outcomes)
+    lengths = [len(o.content) for o in answerable if o.content]
+    summary = {
+        "documents_ingested": len(ws.names),
+        "documents_failed": ws.failed,
+        "questions": len(outcomes),
+        "errors": sum(bool(o.error) for o in outcomes),
+        "recall_page": [sum(o.recalled for o in answerable), len(answerable)],
+        "recall_segment": [sum(o.segment_recalled for o in answerable), len(answerable)],
+        "accuracy": [sum(o.correct for o in answerable), len(answerable)],
+        "citation_precision": [good, citations],
+        "citation_precision_answerable": [good, answerable_citations],
+        "not_found_handled": [sum(o.correct for o in unanswerable), len(unanswerable)],
+        "latency_median_s": round(statistics.median(seconds), 3),
+        "latency_p90_s": round(seconds[int(0.9 * (len(seconds) - 1))], 3),
+        "answer_chars_median": statistics.median(lengths) if lengths else 0,
+        "context_share_top3": [
+            [name, round(count / total_slots, 3)] for name, count in sorted(slots.items(), key=lambda x: -x[1])[:3]
+        ],
+    }
+    if verbose:
+        for o in outcomes:
+            mark = "ok " if o.correct else "BAD"
+            cites = ", ".join(f"{p[0]}#p{p[1]}" if p else "?" for p in o.citations) or "-"
+            print(f"{mark} {o.question.id:22} recall={'y' if o.recalled else 'n'} {o.seconds:5.2f}s cites: {cites}")
+            print(f"    {o.content[:200]!r}" + (f" error: {o.error}" if o.error else ""))
+    print(f"documents: {len(ws.names)} ingested, {len(ws.failed)} failed {sorted(ws.failed)}")
+    print(f"retrieval recall (page):     {percent(*summary['recall_page'])}   [target >= 90%]")
+    print(f"retrieval recall (segment):  {percent(*summary['recall_segment'])}")
+    print(f"answer accuracy:             {percent(*summary['accuracy'])}   [target >= 75%]")
+    print(f"citation precision (all):    {percent(*summary['citation_precision'])}   [target >= 90%]")
+    print(f"citation precision (answerable questions): {percent(*summary['citation_precision_answerable'])}")
+    print(f"'not found' handled:         {summary['not_found_handled'][0]} of {summary['not_found_handled'][1]}")
+    print(
+        f"ask latency:                 median {summary['latency_median_s']:.2f} s, p90 {summary['latency_p90_s']:.2f} s"
+    )
+    print(f"answer length (chars):       median {summary['answer_chars_median']}")
+    shares = ", ".join(f"{name} {100 * share:.0f}%" for name, share in summary["context_share_top3"])
+    print(f"largest shares of context slots: {shares}")
+    if summary["errors"]:
+        print(f"asks that failed: {summary['errors']}")
+    return summary
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--questions", type=Path, default=REPO / "bench" / "answers_questions.json")
+    parser.add_argument("--out", type=Path, help="write the summary and per-question outcomes as JSON here")
+    parser.add_argument("--verbose", action="store_true", help="one line per question")
+    parser.add_argument("--keep", action="store_true", help="leave the services running and the home in place")
+    args = parser.parse_args()
+    if not (FIXTURES / "docai-real" / "manifest.json").is_file():
+        print(f"skipped: the Document AI fixtures are not at {FIXTURES} (they live in ../shared, outside the repo)")
+        return
+    questions = load_questions(args.questions)
+    home = Path(tempfile.mkdtemp(prefix="sc-ans-", dir="/tmp"))  # short: unix socket paths are limited
+    staging = home / "inputs"
+    staging.mkdir()
+    try:
+        start = time.perf_counter()
+        ws = ingest_all(fixture_inputs(staging), home)
+        print(f"ingest: {len(ws.names)} documents, {len(ws.pages)} segments in {time.perf_counter() - start:.0f} s")
+        for problem in check_question_set(questions, ws):
+            print(f"question set: {problem}")
+        outcomes = [score(q, *ask(q.text, home), ws) for q in questions]
+        summary = report(outcomes, ws, args.verbose)
+        if args.out:
+            rows = [
+                {
+                    "id": o.question.id,
+                    "correct": o.correct,
+                    "recalled": o.recalled,
+                    "seconds": round(o.seconds, 3),
+                    "content": o.content,
+                    "citations": o.citations,
+                    "error": o.error,
+                }
+                for o in outcomes
+            ]
+            args.out.write_bytes(orjson.dumps({"summary": summary, "questions": rows}, option=orjson.OPT_INDENT_2))
+    finally:
+        if not args.keep:
+            down = segcite(["down"], home)
+            print(down.stdout.decode().strip().replace("\n", "; "), file=sys.stderr)
+            shutil.rmtree(home, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

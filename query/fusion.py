@@ -1,0 +1,78 @@
+"""Hybrid retrieval's pure parts (design §4): the full-text query of a question, reciprocal rank fusion of the
+vector and full-text rankings, and dropping segments that repeat a better-ranked one's text.
+
+The worker runs the searches (worker/retrieval.py); these decide what they ask and how their answers combine:
+
+    ranked_fts = full_text_search(search_terms(question))  # ts_rank_cd order
+    context_ids = fuse([vector_ids, ranked_fts], texts, top_k)
+
+Each search should return more than `top_k` ids (e.g. 3x), so that dropping duplicates still leaves `top_k`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+
+from query.terms import informative_words, rarity
+
+RRF_K = 60  # the constant of Cormack et al.; a rank-1 hit of one search outweighs a rank-40 hit of both
+MAX_FTS_TERMS = 12
+
+# A token as PostgreSQL's parser will see it: punctuation inside stays ("ET-4760", "140.00", "d'arc"), around
+# it goes ("$", "?", quotes), and a token starts with a letter or digit.
+_TOKEN = re.compile(r"\w(?:[\w.,'’/-]*\w)?")
+_POSSESSIVE = re.compile(r"['’]s$")
+
+
+def search_terms(question: str, max_terms: int = MAX_FTS_TERMS) -> list[str]:
+    """The question's informative tokens for a full-text search: any of them may match, and segments holding
+    more (and rarer) of them rank first. Stopwords, question words and single letters are dropped; past
+    `max_terms`, the rarest are kept (numbers and long words). Tokens keep their inner punctuation, so the
+    database parses them as it parsed the indexed text. [] when nothing is left."""
+    tokens: dict[str, None] = {}
+    for match in _TOKEN.finditer(question.casefold()):
+        token = _POSSESSIVE.sub("", match.group())
+        if informative_words(token):
+            tokens.setdefault(token, None)
+    ordered = list(tokens)
+    kept = set(sorted(ordered, key=lambda t: -max(map(rarity, informative_words(t))))[:max_terms])
+    return [t for t in ordered if t in kept]
+
+
+def reciprocal_rank_fusion(rankings: Sequence[Sequence[str]], k: int = RRF_K) -> list[str]:
+    """Every id of the rankings, best first: score = sum of 1 / (k + rank) over the rankings that hold it
+    (rank from 1; an id repeated within one ranking counts at its first rank). Ties: the better best rank,
+    then the earlier ranking."""
+    scores: dict[str, float] = {}
+    best: dict[str, tuple[int, int]] = {}  # id -> (best rank, index of the ranking that gave it)
+    for which, ranking in enumerate(rankings):
+        seen: set[str] = set()
+        for rank, segment_id in enumerate(ranking, start=1):
+            if segment_id in seen:
+                continue
+            seen.add(segment_id)
+            scores[segment_id] = scores.get(segment_id, 0.0) + 1.0 / (k + rank)
+            best[segment_id] = min(best.get(segment_id, (rank, which)), (rank, which))
+    return sorted(scores, key=lambda i: (-scores[i], best[i]))
+
+
+def distinct_texts(segment_ids: Iterable[str], texts: Mapping[str, str]) -> list[str]:
+    """The ids in order, without those whose text (whitespace-normalized) an earlier one already has. An id
+    with no known text is kept: nothing says it repeats another."""
+    kept: list[str] = []
+    seen: set[str] = set()
+    for segment_id in segment_ids:
+        text = texts.get(segment_id)
+        if text is not None:
+            key = " ".join(text.split())
+            if key in seen:
+                continue
+            seen.add(key)
+        kept.append(segment_id)
+    return kept
+
+
+def fuse(rankings: Sequence[Sequence[str]], texts: Mapping[str, str], top_k: int, k: int = RRF_K) -> list[str]:
+    """The context ids: rankings fused, repeated texts dropped, at most `top_k`."""
+    return distinct_texts(reciprocal_rank_fusion(rankings, k), texts)[:top_k]

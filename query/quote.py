@@ -1,0 +1,136 @@
+"""The passage a reader should see highlighted for a citation (design §5.8): `quote`, `boxes`, `snippet_preview`.
+
+The quote is the shortest run of whole units of the segment (sentences, or rows of a table) that holds most of
+the claim's words, numbers counting double; its boxes are those of the segment's lines it overlaps.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from rapidfuzz import fuzz
+
+from ingest import Segment, neutralize_seg_tags
+from query.lexical import Passage, passage
+from query.lexical import claim as analyse_claim
+
+_SPACE = re.compile(r"\s+")
+MAX_RUN = 3  # units in a quote at most: a quote points at a passage, not at the whole segment
+SNIPPET_CHARS = 200
+
+
+@dataclass(frozen=True)
+class Quote:
+    """`text` is `segment.text[start:end]`, defused if it holds something that reads as a SEG tag (design §3)."""
+
+    text: str
+    start: int  # code-point span in the segment's text
+    end: int
+    char_start: int | None  # the same span in the document's text; None where the segment has no offsets
+    char_end: int | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "start": self.start,
+            "end": self.end,
+            "char_start": self.char_start,
+            "char_end": self.char_end,
+        }
+
+
+def find_quote(segment: Segment, claim: str) -> Quote:
+    """The run of units of `segment` that best supports `claim` (its first unit when nothing does)."""
+    text = passage(segment.text, segment.kind == "table")
+    if not text.units:
+        return _quote(segment, 0, len(segment.text))
+    first, last = _best_run(claim, text) or _aligned_run(claim, text)
+    return _quote(segment, text.units[first][0], text.units[last][1])
+
+
+def quote_boxes(segment: Segment, quote: Quote) -> list[dict[str, Any]]:
+    """The boxes of the segment's lines that the quote overlaps, in reading order (the segment's box where
+    it has no lines, none where it has no box)."""
+    if segment.lines:
+        lines = sorted(
+            (line for line in segment.lines if line.start < quote.end and line.end > quote.start),
+            key=lambda line: line.start,
+        )
+        if lines:
+            return [_box(segment.page_idx, line.bbox) for line in lines]
+    return [_box(segment.page_idx, segment.bbox)] if segment.bbox else []
+
+
+def snippet_preview(text: str, start: int = 0, end: int | None = None, limit: int = SNIPPET_CHARS) -> str:
+    """At most `limit` characters of `text` centred on `[start, end)`, cut at word boundaries with `…`."""
+    end = len(text) if end is None else end
+    if len(text) <= limit:
+        return neutralize_seg_tags(" ".join(text.split()))
+    budget = limit - 2  # room for an ellipsis at each end
+    left = max(0, start - max(0, budget - (end - start)) // 2)
+    right = min(len(text), left + budget)
+    left = max(0, min(left, right - budget))
+    if left > 0 and not text[left - 1].isspace() and (gap := _SPACE.search(text, left, right)):
+        left = gap.end()  # the window starts inside a word: drop its tail
+    if right < len(text) and not text[right].isspace():
+        gap_at = max(text.rfind(" ", left, right), text.rfind("\n", left, right))
+        right = gap_at if gap_at > left else right  # the window ends inside a word: drop its head
+    body = " ".join(text[left:right].split()).rstrip(" ,;:")
+    return neutralize_seg_tags(("…" if left > 0 else "") + body + ("…" if right < len(text) else ""))
+
+
+def _best_run(claim: str, text: Passage) -> tuple[int, int] | None:
+    """(first, last) unit of the quote: the unit holding most of the claim's words and numbers (numbers count
+    double; the shorter on ties), widened by a neighbour only while the neighbour adds some the run lacks."""
+    said = analyse_claim(claim)
+    numbers = [readings for _, readings in said.numbers]
+    held: list[set[str]] = []
+    for unit_words, unit_numbers in zip(text.unit_words, text.unit_numbers, strict=True):
+        found = set(said.plain & unit_words)
+        found.update(f"#{min(r)}" for r in numbers if r & unit_numbers)
+        held.append(found)
+    scores = [len(h) + sum(1 for key in h if key[0] == "#") for h in held]
+    if not any(scores):
+        return None
+    first = last = min(range(len(held)), key=lambda i: (-scores[i], text.units[i][1] - text.units[i][0]))
+    run = set(held[first])
+    while last - first + 1 < MAX_RUN:
+        after = held[last + 1] - run if last + 1 < len(held) else set()
+        before = held[first - 1] - run if first > 0 else set()
+        if not after and not before:
+            break
+        if len(after) >= len(before):
+            last += 1
+            run |= after
+        else:
+            first -= 1
+            run |= before
+    return first, last
+
+
+def _aligned_run(claim: str, text: Passage) -> tuple[int, int]:
+    """Where the claim's characters align best (OCR-noised words share no whole word): units overlapping it."""
+    aligned = fuzz.partial_ratio_alignment(claim.casefold(), text.text.casefold())
+    if aligned is None or aligned.score == 0:
+        return 0, 0
+    hit = [i for i, (s, e) in enumerate(text.units) if s < aligned.dest_end and e > aligned.dest_start] or [0]
+    return hit[0], min(hit[-1], hit[0] + MAX_RUN - 1)
+
+
+def _quote(segment: Segment, start: int, end: int) -> Quote:
+    text = segment.text[start:end]
+    verbatim = (
+        segment.char_start is not None
+        and segment.char_end is not None
+        and segment.kind != "table"  # rows are rendered `cell | cell`: not the document's characters
+        and segment.char_end - segment.char_start == len(segment.text)
+    )
+    if not verbatim:
+        return Quote(neutralize_seg_tags(text), start, end, None, None)
+    return Quote(neutralize_seg_tags(text), start, end, segment.char_start + start, segment.char_start + end)
+
+
+def _box(page_idx: int, bbox: Any) -> dict[str, Any]:
+    return {"page_idx": page_idx, "x0": bbox.x0, "y0": bbox.y0, "x1": bbox.x1, "y1": bbox.y1}

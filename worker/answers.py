@@ -1,0 +1,113 @@
+"""The work on messages behind the tasks: a pending assistant message -> retrieval -> the model, streamed ->
+a checked, cited answer (`query.build_answer`) -> published on the row and its realtime topic.
+
+While the model writes, `message.delta` events carry the sections completed so far, resolved by the same path
+as the final answer (design §6). The answer is kept in Redis between computing and publishing it, so a failed
+publish is retried without asking the model again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+
+from ingest import Segment, neutralize_seg_tags, take_seg_tags
+from query import AnswerBuilder, SectionResolver, build_answer, parse_sections
+from worker.errors import PermanentError, TransientError
+from worker.retrieval import retrieve_context
+from worker.runtime import Runtime
+from worker.stores import WorkspaceSegments
+from worker.stores.rows import MESSAGE_FINISHED, MessageRow, MessageStatus, Role
+from worker.streaming import stream_reply
+
+HISTORY_MESSAGES = 8
+
+
+def compute_answer(rt: Runtime, message_id: str) -> dict[str, Any] | None:
+    """The payload for a pending assistant message (None: nothing to do)."""
+    message = rt.store.get_message(message_id)
+    if message is None or message.status in MESSAGE_FINISHED:
+        return None
+    cached = rt.answers.get(message_id)
+    if cached is not None:
+        return cached
+    if message.role != Role.ASSISTANT or not message.reply_to:
+        raise PermanentError("only an assistant message that replies to a user message can be answered")
+    question = rt.store.get_message(message.reply_to)
+    if question is None:
+        raise PermanentError(f"the user message {message.reply_to} this answers does not exist")
+    if message.status != MessageStatus.PROCESSING:
+        rt.store.update_message(message_id, status=MessageStatus.PROCESSING)
+    history = rt.store.history(message, HISTORY_MESSAGES)
+    workspace = WorkspaceSegments(rt.store, message.workspace_id)
+    context = retrieve_context(rt.rag, workspace, question.content, rt.settings.segcite_top_k)
+    sections = StreamedSections(context, workspace)
+    send = _delta_sender(rt, message, restart=rt.streams.start(message_id))
+    raw = stream_reply(rt.answerer.stream(question.content, context, history), sections.resolve, send)
+    if not raw.strip():
+        raise TransientError("the LLM returned an empty answer")
+    payload = build_answer(raw, context=context, workspace=workspace)  # the truth: what a client keeps
+    rt.answers.put(message_id, payload)
+    return payload
+
+
+class StreamedSections:
+    """The sections of a streamed reply, each resolved once as it completes, by the path the final answer
+    takes (`query.SectionResolver` + `query.AnswerBuilder`): same parse, same checks, and citation numbers by
+    first appearance, so a delta shows what the final answer will (design §6)."""
+
+    def __init__(self, context: list[Segment], workspace: WorkspaceSegments):
+        self.max_marker = len(context)
+        self.resolver = SectionResolver(context=context, workspace=workspace)
+        self.builder = AnswerBuilder()
+        self.done = 0  # complete section objects read so far
+        self.resolved: list[dict[str, Any]] = []
+
+    def resolve(self, items: list[Any]) -> list[dict[str, Any]]:
+        """The delta's `sections`, given the complete section objects of the reply so far."""
+        for item in items[self.done :]:
+            for section in parse_sections(_as_reply([item]), max_marker=self.max_marker):
+                self.resolved.append(self.builder.add(self.resolver.resolve(section)))
+        self.done = len(items)
+        citations = {c["number"]: c for c in self.builder.citations}
+        return [
+            {
+                "content": neutralize_seg_tags(entry["marked_text"]),
+                "citation_status": entry["citation_status"],
+                "citations": [citations[n] for n in entry["citations"]],
+            }
+            for entry in self.resolved
+        ]
+
+
+def _as_reply(sections: list[Any]) -> str:
+    return orjson.dumps({"sections": sections}).decode()
+
+
+def _delta_sender(rt: Runtime, message: MessageRow, restart: bool) -> Callable[[dict[str, Any]], None]:
+    def send(delta: dict[str, Any]) -> None:
+        tail = neutralize_seg_tags(take_seg_tags(delta["tail"])[0])  # the model's raw words: no tag passes
+        event = {"message_id": message.id, **delta, "tail": tail}
+        if restart:
+            event["restart"] = True  # a worker died mid-stream: this stream starts over from seq 0
+        rt.store.publish_delta(message, event)
+
+    return send
+
+
+def publish_answer(rt: Runtime, message_id: str, payload: dict[str, Any]) -> None:
+    rt.store.update_message(
+        message_id, status=MessageStatus.DONE, content=payload["content"], metadata=payload["metadata"], error=None
+    )
+    rt.answers.drop(message_id)
+    rt.streams.end(message_id)
+
+
+def answer_message(rt: Runtime, message_id: str) -> dict[str, Any]:
+    payload = compute_answer(rt, message_id)
+    if payload is None:
+        return {"message_id": message_id, "skipped": "not pending"}
+    publish_answer(rt, message_id, payload)
+    return {"message_id": message_id, "stats": payload["metadata"]["stats"]}

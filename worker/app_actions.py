@@ -1,0 +1,192 @@
+"""What the app does around segcite, played by the CLI: store an upload and enqueue its ingest (once per content:
+the same bytes in the same workspace are one document), write a question and enqueue its answer, and wait for
+the outcome (design §7, §9, "For the app" in the README)."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, TypeVar
+
+from worker import events
+from worker.errors import PermanentError
+from worker.objects import ObjectStore
+from worker.stores import Store
+from worker.stores.rows import (
+    DOCUMENT_FINISHED,
+    DOCUMENT_UNFINISHED,
+    MESSAGE_FINISHED,
+    DocumentRow,
+    DocumentStatus,
+    DuplicateContent,
+    MessageRow,
+    Role,
+)
+
+_WORKSPACE_NAMESPACE = uuid.UUID("3f6c1d2e-5a4b-4c3d-9e8f-7a6b5c4d3e2f")
+DOCUMENT_DONE = DOCUMENT_FINISHED
+MESSAGE_DONE = MESSAGE_FINISHED
+POLL_INTERVAL = 0.3  # seconds between two reads of a row being waited for
+
+
+class WaitTimeout(RuntimeError):
+    def __init__(self, message: str, last: Any):
+        super().__init__(message)
+        self.last = last  # what the wait saw last: where the work stands
+
+
+class UploadError(PermanentError):
+    """An upload that cannot be made (a folder without JSON files); the message names the user's path."""
+
+
+def workspace_id(name_or_id: str) -> str:
+    """A UUID as given; a name maps to a stable UUID (the same name, the same workspace, whatever its case).
+    An empty or blank name is refused: it would silently become a workspace of its own."""
+    if not name_or_id.strip():
+        raise ValueError("the workspace name is empty")
+    try:
+        return str(uuid.UUID(name_or_id))
+    except ValueError:
+        return str(uuid.uuid5(_WORKSPACE_NAMESPACE, name_or_id.strip().lower()))
+
+
+class Outcome(StrEnum):
+    NEW = "new"  # a new document
+    REPLACED = "replaced"  # the document named by the caller now holds these bytes
+    REUSED = "reused"  # a live document of the workspace already holds them: nothing new was queued
+    RETRIED = "retried"  # ... but it had failed: it is ingested again
+    FORCED = "forced"  # ... and it was ingested: `force` ingests it again
+
+
+@dataclass(frozen=True)
+class Upload:
+    document: DocumentRow
+    name: str
+    outcome: Outcome = Outcome.NEW
+
+    @property
+    def queued(self) -> bool:
+        """Whether this upload stored bytes and queued an ingest (a reused document's work is someone else's)."""
+        return self.outcome != Outcome.REUSED
+
+
+def shard_paths(folder: Path) -> list[Path]:
+    """A folder's JSON files (one document's shards) in name order; a folder without any is refused."""
+    shards = sorted(folder.glob("*.json"))
+    if not shards:
+        raise UploadError(f"{folder}: no JSON files in this folder")
+    return shards
+
+
+def upload_files(path: Path) -> list[bytes]:
+    """The bytes of one document: a file, or a folder's shards."""
+    return [file.read_bytes() for file in (shard_paths(path) if path.is_dir() else [path])]
+
+
+def content_hash(blobs: Sequence[bytes]) -> str:
+    """Hex SHA-256 of a file's bytes; for shards, of their SHA-256 digests in name order (one shard: its own)."""
+    if len(blobs) == 1:
+        return hashlib.sha256(blobs[0]).hexdigest()
+    return hashlib.sha256(b"".join(hashlib.sha256(blob).digest() for blob in blobs)).hexdigest()
+
+
+def upload(
+    store: Store,
+    objects: ObjectStore,
+    workspace: str,
+    path: Path,
+    document_id: str | None = None,
+    *,
+    force: bool = False,
+) -> Upload:
+    """Store one document's JSON (a folder: its shards) as the upload flow would, and enqueue its ingest.
+
+    Bytes a live document of the workspace already holds are not stored twice: that document is reused (an
+    ingest in progress is followed, a failed one is tried again, an ingested one is left as it is unless
+    `force`, which ingests it again in place). Otherwise a new document is made, or, given the `document_id` of
+    an existing one, that document is replaced. Bytes stored for an upload that is then refused are removed."""
+    blobs = upload_files(path)
+    digest = content_hash(blobs)
+    existing = store.document_with_content(workspace, digest)
+    if existing is not None:
+        if existing.status in DOCUMENT_UNFINISHED or (existing.status == DocumentStatus.INGESTED and not force):
+            return Upload(existing, path.name, Outcome.REUSED)
+        outcome = Outcome.FORCED if existing.status == DocumentStatus.INGESTED else Outcome.RETRIED
+        return Upload(_ingest_again(store, objects, existing.id, path, blobs, digest), path.name, outcome)
+    if document_id is not None and store.get_document(document_id) is not None:
+        return Upload(_ingest_again(store, objects, document_id, path, blobs, digest), path.name, Outcome.REPLACED)
+    document_id = document_id or str(uuid.uuid4())
+    key = _put(objects, document_id, path, blobs)
+    try:
+        document = store.create_document(workspace, path.name, key, document_id, content_hash=digest)
+    except DuplicateContent as same:  # an upload of the same bytes made it first
+        objects.delete(key)
+        return Upload(same.existing, path.name, Outcome.REUSED)
+    except BaseException:
+        objects.delete(key)
+        raise
+    events.document_uploaded(document.id)
+    return Upload(document, path.name)
+
+
+def _put(objects: ObjectStore, document_id: str, path: Path, blobs: Sequence[bytes]) -> str:
+    """Store the bytes under the document's key: one object, or a prefix of shards for a folder."""
+    if not path.is_dir():
+        key = f"docai/{document_id}.json"
+        objects.put(key, blobs[0])
+        return key
+    key = f"docai/{document_id}/"
+    for number, blob in enumerate(blobs):
+        objects.put(f"{key}shard-{number:04d}.json", blob)
+    return key
+
+
+def _ingest_again(
+    store: Store, objects: ObjectStore, document_id: str, path: Path, blobs: Sequence[bytes], digest: str
+) -> DocumentRow:
+    """The document, same id, gets these bytes and a new ingest: its segments and chunks are replaced."""
+    key = _put(objects, document_id, path, blobs)
+    document = store.update_document(
+        document_id, status=DocumentStatus.UPLOADED, progress=0.0, error=None, docai_raw_r2_key=key, content_hash=digest
+    )
+    events.document_uploaded(document.id)
+    return document
+
+
+def ask(store: Store, workspace: str, question: str, conversation_id: str | None = None) -> MessageRow:
+    conversation = conversation_id or store.create_conversation(workspace)
+    user = store.create_message(conversation, Role.USER, question)
+    assistant = store.create_message(conversation, Role.ASSISTANT, "", reply_to=user.id)
+    events.message_created(assistant.id)
+    return assistant
+
+
+T = TypeVar("T")
+
+
+def wait_for(
+    fetch: Callable[[], T],
+    done: Callable[[T], bool],
+    timeout: float,
+    on_change: Callable[[T], None] | None = None,
+    what: str = "the task",
+) -> T:
+    """Poll `fetch` until `done`; raises WaitTimeout (with the last value seen) after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while True:
+        current = fetch()
+        if on_change is not None and current != last:
+            on_change(current)
+        last = current
+        if done(current):
+            return current
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise WaitTimeout(f"{what}: not finished after {timeout:g} s", current)
+        time.sleep(min(POLL_INTERVAL, left))

@@ -1,0 +1,158 @@
+"""What the `segcite` commands print about documents, services and waits: plain functions of rows, so the
+wording is tested without a terminal."""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from worker.app_actions import Outcome, Upload
+from worker.documents import EMBEDDED_AT, STORED_AT
+from worker.stores.rows import DocumentRow, DocumentStatus
+
+PROGRESS_STEP = 10  # percent: an embedding that moves prints a line per step, not one per update
+
+STOP_HINT = "`segcite down` stops them"
+
+DEMO_ANSWERER_NOTE = (
+    "This answer came from the offline extractive answerer, which quotes the document and runs no model. "
+    "For a real model set SEGCITE_LLM_PROVIDER=openai, OPENAI_API_KEY, SEGCITE_LLM_MODEL "
+    "(and OPENAI_BASE_URL for any OpenAI-compatible server)."
+)
+
+
+def progress_line(row: DocumentRow) -> str:
+    """Where an ingest stands, in words: the status a worker wrote and, while embedding, how far it got."""
+    if row.status == DocumentStatus.UPLOADED:
+        return "queued, waiting for a worker"
+    if row.status == DocumentStatus.PARSED:
+        return f"read {_count(row.page_count, 'page')}, {_count(row.segment_count, 'segment')}"
+    if row.status == DocumentStatus.INGESTING and row.progress >= STORED_AT:
+        done = (row.progress - STORED_AT) / (EMBEDDED_AT - STORED_AT)
+        percent = min(100, math.floor(done * 100 / PROGRESS_STEP) * PROGRESS_STEP)
+        return f"embedding {_count(row.segment_count, 'segment')}: {percent}%"
+    if row.status == DocumentStatus.INGESTING:
+        return "reading the Document AI JSON"
+    return str(row.status)
+
+
+def _count(n: int | None, noun: str) -> str:
+    return f"{n if n is not None else '?'} {noun}{'' if n == 1 else 's'}"
+
+
+def upload_note(item: Upload) -> str | None:
+    """What an upload did with content the workspace already held (None: a new document, or a replaced one)."""
+    document = item.document
+    same = f"same content as document {document.id} ({document.filename})"
+    if item.outcome == Outcome.REUSED and document.status == DocumentStatus.INGESTED:
+        return f"{same}, already ingested: reused it (--force ingests it again)"
+    if item.outcome == Outcome.REUSED:
+        return f"{same}, being ingested: following it"
+    if item.outcome == Outcome.RETRIED:
+        return f"{same}, which had failed: ingesting it again"
+    if item.outcome == Outcome.FORCED:
+        return f"{same}: ingesting it again (--force)"
+    return None
+
+
+def ingested_line(name: str, row: DocumentRow) -> str:
+    return f"{name}: ingested, {row.page_count} page(s), {row.segment_count} segment(s), document {row.id}"
+
+
+def timeout_line(name: str, row: DocumentRow, seconds: float, workspace: str) -> str:
+    return (
+        f"{name}: not ingested after {seconds:g} s ({progress_line(row)}); it goes on in the background: "
+        f"`segcite documents --workspace {workspace}` shows where it stands"
+    )
+
+
+def answer_timeout_line(status: str, seconds: float, workers_answer: bool) -> str:
+    """Why `ask` stopped waiting, from the message's last status and whether any worker answered a ping."""
+    if status != "pending":
+        return f"no answer after {seconds:g} s: a worker is still writing it"
+    if not workers_answer:
+        return (
+            f"no answer after {seconds:g} s: the question is still queued and no worker answered a ping "
+            "(start one with `segcite up` or `segcite worker`)"
+        )
+    return f"no answer after {seconds:g} s: the question is still queued behind other work"
+
+
+def started_line(started: list[str], home: Path, worker_pid: int | None) -> str:
+    """The services a command started for itself, and how to stop them (they keep running)."""
+    embedded = [name for name in started if name != "a worker"]
+    parts = ([f"the embedded {' and '.join(embedded)}"] if embedded else []) + (["a worker"] if worker_pid else [])
+    log = f" (log: {home / 'worker.log'})" if worker_pid else ""
+    running, them = ("they keep running", "them") if len(started) > 1 else ("it keeps running", "it")
+    joined = (", and " if len(embedded) > 1 else " and ").join(parts)  # "Redis and PostgreSQL, and a worker"
+    return f"started {joined}{log}; {running}: `segcite down` stops {them}"
+
+
+def documents_table(rows: list[DocumentRow]) -> list[str]:
+    """`segcite documents`: a header and a line per document, aligned; a failed one's error on the next line."""
+    header = ("ID", "FILE", "STATUS", "PAGES", "SEGMENTS", "UPDATED")
+    cells = [
+        (
+            row.id,
+            row.filename,
+            _status(row),
+            _number(row.page_count),
+            _number(row.segment_count),
+            _when(row.updated_at),
+        )
+        for row in rows
+    ]
+    widths = [max(len(line[i]) for line in [header, *cells]) for i in range(len(header))]
+    right = {3, 4}  # numbers align right
+    lines = []
+    for row, line in zip([None, *rows], [header, *cells], strict=True):
+        padded = (v.rjust(w) if i in right else v.ljust(w) for i, (v, w) in enumerate(zip(line, widths, strict=True)))
+        lines.append("  ".join(padded).rstrip())
+        if row is not None and row.status == DocumentStatus.FAILED and row.error:
+            lines.append(f"  error: {row.error.splitlines()[0]}")
+    return lines
+
+
+def _status(row: DocumentRow) -> str:
+    if row.status in (DocumentStatus.UPLOADED, DocumentStatus.PARSED, DocumentStatus.INGESTING):
+        return f"{row.status} {math.floor(row.progress * 100)}%"
+    return str(row.status)
+
+
+def _number(value: int | None) -> str:
+    return "-" if value is None else str(value)
+
+
+def _when(value: datetime | None) -> str:
+    return "-" if value is None else value.astimezone().strftime("%Y-%m-%d %H:%M:%S")
+
+
+def document_json(row: DocumentRow) -> dict[str, Any]:
+    """`segcite documents --json`: one document as the app would see its row."""
+    return {
+        "id": row.id,
+        "workspace_id": row.workspace_id,
+        "filename": row.filename,
+        "status": str(row.status),
+        "progress": row.progress,
+        "page_count": row.page_count,
+        "segment_count": row.segment_count,
+        "error": row.error,
+        "content_hash": row.content_hash,
+        "updated_at": row.updated_at.isoformat() if row.updated_at else None,
+    }
+
+
+QUOTE_CHARS = 200
+
+
+def citation_line(citation: dict[str, Any], filename: str) -> str:
+    """`[1] report.json, page 2 (cited): “the passage that backs it”`, with the citation's warning if any."""
+    quote = " ".join(((citation.get("quote") or {}).get("text") or citation.get("snippet_preview") or "").split())
+    if len(quote) > QUOTE_CHARS:
+        quote = quote[: QUOTE_CHARS - 1].rsplit(" ", 1)[0] + "…"
+    warning = f" [warning: {citation['warning']}]" if citation.get("warning") else ""
+    where = f"{filename}, page {citation['page_idx'] + 1} ({citation['citation_status']})"
+    return f"[{citation['number']}] {where}: “{quote}”{warning}"

@@ -1,0 +1,108 @@
+"""The work on documents behind the tasks: ingest (Document AI JSON -> segments + RAG chunks) and delete.
+
+Both run under the workspace's write lock (design §4), and check it before every write: a lock lost midway
+stops the work with LockLost, and the task retries it from the start. Errors leave as TransientError (worth
+retrying) or PermanentError (the message says what to fix, naming the user's file).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from ingest import InvalidDocument, Segment, build_segments
+from worker.errors import MissingObject, PermanentError
+from worker.rag import retrieved_segments
+from worker.runtime import Runtime
+from worker.stores.rows import DocumentRow, DocumentStatus
+from worker.workspace_lock import WorkspaceLock
+
+# Progress of an ingest: parsed at 30%, segments stored at 50%, embedding from 50% to 95%, then done.
+PARSED_AT, STORED_AT, EMBEDDED_AT = 0.3, 0.5, 0.95
+PROGRESS_INTERVAL = 0.5  # seconds between two progress updates while embedding
+
+
+def ingest_document(rt: Runtime, document_id: str) -> dict[str, Any]:
+    document = rt.store.get_document(document_id)
+    if document is None:
+        return {"document_id": document_id, "skipped": "no such document"}
+    # Under the workspace lock, and with the status read again there: a delete or a second copy of this task
+    # that ran meanwhile is seen, so the final state is always one whole ingest or one whole delete.
+    with rt.workspace_lock(document.workspace_id) as lock:
+        return _ingest_locked(rt, document_id, lock)
+
+
+def _ingest_locked(rt: Runtime, document_id: str, lock: WorkspaceLock) -> dict[str, Any]:
+    store = rt.store
+    document = store.get_document(document_id)
+    if document is None or document.status in (DocumentStatus.INGESTED, DocumentStatus.DELETED):
+        return {"document_id": document_id, "skipped": f"already {document.status}" if document else "deleted"}
+    lock.check()
+    store.update_document(document_id, status=DocumentStatus.INGESTING, progress=0.05, error=None)
+    segments = read_segments(rt, document)
+    pages = len({s.page_idx for s in segments})
+    lock.check()
+    document = store.update_document(
+        document_id, status=DocumentStatus.PARSED, progress=PARSED_AT, page_count=pages, segment_count=len(segments)
+    )
+    lock.check()
+    store.replace_segments(document, segments)
+    lock.check()
+    store.update_document(document_id, status=DocumentStatus.INGESTING, progress=STORED_AT)
+    progress = EmbeddingProgress(rt, document_id, lock)
+    chunks = rt.rag.replace_document(document.workspace_id, document_id, segments, on_progress=progress)
+    expected = len(retrieved_segments(segments))
+    if chunks != expected:
+        raise PermanentError(f"the RAG store holds {chunks} chunks for {expected} segments")
+    lock.check()
+    store.update_document(document_id, status=DocumentStatus.INGESTED, progress=1.0)
+    return {"document_id": document_id, "segments": len(segments), "pages": pages}
+
+
+def read_segments(rt: Runtime, document: DocumentRow) -> list[Segment]:
+    """The document's segments, from its Document AI JSON (one object, or the shards under a prefix)."""
+    if not document.docai_raw_r2_key:
+        raise PermanentError(f"{document.filename}: the document has no docai_raw_r2_key: nothing to ingest")
+    try:
+        blobs = rt.objects.read_docai(document.docai_raw_r2_key)
+    except MissingObject as exc:
+        raise PermanentError(f"{document.filename}: its Document AI JSON is not in the object store") from exc
+    try:
+        return build_segments(
+            blobs if len(blobs) > 1 else blobs[0], document.id, max_chars=rt.settings.segcite_max_chars
+        )
+    except InvalidDocument as exc:  # named by the user's file, never by where we keep it
+        raise PermanentError(f"invalid Document AI JSON in {document.filename}: {exc}") from exc
+
+
+class EmbeddingProgress:
+    """Called after each embedding batch of an ingest: stops the work if the lock was lost, and moves the
+    document's progress (at most every PROGRESS_INTERVAL seconds, so a 500-page document shows it moving)."""
+
+    def __init__(self, rt: Runtime, document_id: str, lock: WorkspaceLock):
+        self.rt = rt
+        self.document_id = document_id
+        self.lock = lock
+        self.last = 0.0
+
+    def __call__(self, fraction: float) -> None:
+        self.lock.check()
+        now = time.monotonic()
+        if now - self.last < PROGRESS_INTERVAL:
+            return
+        self.last = now
+        progress = round(STORED_AT + (EMBEDDED_AT - STORED_AT) * fraction, 3)
+        self.rt.store.update_document(self.document_id, progress=progress)
+
+
+def delete_document(rt: Runtime, document_id: str) -> dict[str, Any]:
+    document = rt.store.get_document(document_id)
+    if document is None:
+        return {"document_id": document_id, "skipped": "no such document"}
+    with rt.workspace_lock(document.workspace_id) as lock:
+        lock.check()
+        rt.store.update_document(document_id, status=DocumentStatus.DELETED, progress=1.0, error=None)
+        rt.rag.delete_document(document.workspace_id, document_id)
+        lock.check()
+        rt.store.delete_segments(document_id)
+    return {"document_id": document_id, "deleted": True}

@@ -1,0 +1,73 @@
+"""Embedding providers (design §8): `hash` (offline, deterministic) and `openai`. LightRAG calls them with a
+batch of texts (segments at ingest, the question at query time)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+
+from query.terms import embedding_features
+from worker.errors import PermanentError
+from worker.openai_client import classified, openai_client
+from worker.settings import Settings
+
+
+class Embedder(Protocol):
+    dim: int
+    model_name: str
+
+    async def __call__(self, texts: list[str], **_: object) -> np.ndarray: ...
+
+
+def hash_embed(texts: Sequence[str], dim: int) -> np.ndarray:
+    """Offline, deterministic embeddings: signed hashes of weighted content words and word pairs
+    (`query.terms.embedding_features`: no stopwords, rarer features weigh more), L2-normalized."""
+    out = np.zeros((len(texts), dim), dtype=np.float32)
+    for row, text in enumerate(texts):
+        for feature, weight in embedding_features(text).items():
+            digest = int.from_bytes(hashlib.blake2b(feature.encode(), digest_size=8).digest(), "little")
+            out[row, digest % dim] += weight if digest >> 63 else -weight
+        norm = float(np.linalg.norm(out[row]))
+        if norm:
+            out[row] /= norm
+    return out
+
+
+class HashEmbedder:
+    def __init__(self, dim: int):
+        self.dim = dim
+        self.model_name = f"segcite-hash2-{dim}"  # "2": stopwords out (issue 14); old vectors differ
+
+    async def __call__(self, texts: list[str], **_: object) -> np.ndarray:
+        return hash_embed(texts, self.dim)
+
+
+class OpenAIEmbedder:
+    def __init__(self, settings: Settings):
+        self._client = openai_client(settings, asynchronous=True)
+        self.dim = settings.segcite_embedding_dim
+        self.model_name = settings.segcite_embedding_model
+
+    async def __call__(self, texts: list[str], **_: object) -> np.ndarray:
+        import openai
+
+        try:
+            response = await self._client.embeddings.create(model=self.model_name, input=texts)
+        except openai.OpenAIError as exc:
+            raise classified(exc, "embedding model") from exc
+        vectors = np.array([item.embedding for item in response.data], dtype=np.float32)
+        if vectors.shape[1] != self.dim:
+            raise PermanentError(
+                f"the embedding model returns {vectors.shape[1]} dimensions; "
+                f"set SEGCITE_EMBEDDING_DIM={vectors.shape[1]}"
+            )
+        return vectors
+
+
+def make_embedder(settings: Settings) -> Embedder:
+    if settings.segcite_embedding_provider == "openai":
+        return OpenAIEmbedder(settings)
+    return HashEmbedder(settings.segcite_embedding_dim)

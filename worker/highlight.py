@@ -1,0 +1,65 @@
+"""`segcite highlight`: where an answer's highlights land, drawn for a person to look at (issue 12).
+
+Each cited page becomes a PNG: a blank page of the document's aspect ratio, every citation's `boxes` (the
+lines of its quote, design §5.8) filled in translucent yellow with the citation's number beside them, and the
+segment's own box outlined in grey, so a reader sees at once whether the highlight sits on the claim or spans
+a third of the page. No PDF is needed: the boxes are normalized (0..1) on the page.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from PIL import Image, ImageDraw
+
+PAGE_WIDTH = 1000  # pixels; the height follows the page's aspect ratio
+LETTER = (8.5, 11.0)  # the aspect ratio of a page whose size the document does not give
+HIGHLIGHT = (255, 214, 0, 110)
+OUTLINE = (200, 150, 0, 255)
+SEGMENT = (150, 150, 150, 255)
+
+
+def render_highlights(
+    payload: Mapping[str, Any], page_sizes: Mapping[int, tuple[float, float]], document_id: str, out: Path
+) -> list[Path]:
+    """One PNG per page of `document_id` that a citation of `payload` points at; returns their paths."""
+    by_page: dict[int, list[Mapping[str, Any]]] = defaultdict(list)
+    for citation in payload.get("metadata", {}).get("citations", []):
+        if citation.get("document_id") == document_id:
+            by_page[int(citation["page_idx"])].append(citation)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for page_idx, citations in sorted(by_page.items()):
+        path = out / f"page-{page_idx + 1}.png"
+        draw_page(citations, page_sizes.get(page_idx, LETTER)).save(path)
+        written.append(path)
+    return written
+
+
+def draw_page(citations: list[Mapping[str, Any]], size: tuple[float, float]) -> Image.Image:
+    width, height = PAGE_WIDTH, max(1, round(PAGE_WIDTH * size[1] / size[0])) if size[0] else PAGE_WIDTH
+    page = Image.new("RGBA", (width, height), (255, 255, 255, 255))
+    layer = Image.new("RGBA", page.size, (0, 0, 0, 0))
+    draw = ImageDraw.Draw(layer)
+
+    def pixels(box: Mapping[str, float]) -> tuple[int, int, int, int]:
+        return (
+            round(box["x0"] * width),
+            round(box["y0"] * height),
+            round(box["x1"] * width),
+            round(box["y1"] * height),
+        )
+
+    for citation in citations:
+        if citation.get("bbox"):
+            draw.rectangle(pixels(citation["bbox"]), outline=SEGMENT, width=1)
+        boxes = citation.get("boxes") or []
+        for box in boxes:
+            draw.rectangle(pixels(box), fill=HIGHLIGHT, outline=OUTLINE, width=1)
+        if boxes:
+            x0, y0, _, _ = pixels(boxes[0])
+            draw.text((max(0, x0 - 28), y0), f"[{citation['number']}]", fill=OUTLINE)
+    return Image.alpha_composite(page, layer).convert("RGB")

@@ -1,0 +1,83 @@
+"""Everything segcite keeps in Redis, under `segcite:*`: workspace locks, computed answers waiting to be
+published, and the delivery counts behind the redelivery cap. No other module spells a key."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+import redis
+
+WEEK = 7 * 24 * 3600
+
+
+def workspace_lock_key(workspace_id: str) -> str:
+    return f"segcite:lock:workspace:{workspace_id}"
+
+
+class AnswerCache:
+    """An answer computed and not yet published, so a failed publish is retried without asking the model again."""
+
+    def __init__(self, client: redis.Redis):
+        self.client = client
+
+    @staticmethod
+    def key(message_id: str) -> str:
+        return f"segcite:answer:{message_id}"
+
+    def get(self, message_id: str) -> dict[str, Any] | None:
+        cached = self.client.get(self.key(message_id))
+        return orjson.loads(cached) if cached else None
+
+    def put(self, message_id: str, payload: dict[str, Any]) -> None:
+        self.client.set(self.key(message_id), orjson.dumps(payload), ex=WEEK)
+
+    def drop(self, message_id: str) -> None:
+        self.client.delete(self.key(message_id))
+
+
+class StreamMarks:
+    """Which answers have started streaming: a redelivered answer streams again from `seq` 0, and says so
+    (`restart: true`), so a client drops what it showed of the dead worker's stream."""
+
+    def __init__(self, client: redis.Redis):
+        self.client = client
+
+    @staticmethod
+    def key(message_id: str) -> str:
+        return f"segcite:streaming:{message_id}"
+
+    def start(self, message_id: str) -> bool:
+        """Mark the stream of this answer as started; True if an earlier one had started already."""
+        return not self.client.set(self.key(message_id), 1, nx=True, ex=WEEK)
+
+    def end(self, message_id: str) -> None:
+        self.client.delete(self.key(message_id))
+
+
+class DeliveryCounter:
+    """How many times work on one object started without finishing.
+
+    A worker killed mid-task has its task redelivered (acks_late), and a poison input would kill every worker
+    that takes it. A planned retry does not count; the same attempt delivered again (its worker died) does,
+    retry or not."""
+
+    def __init__(self, client: redis.Redis):
+        self.client = client
+
+    @staticmethod
+    def key(kind: str, object_id: str) -> str:
+        return f"segcite:deliveries:{kind}:{object_id}"
+
+    def count(self, kind: str, object_id: str, task_id: str, retries: int) -> int:
+        """Count this start of the work; returns the number of starts so far."""
+        key = self.key(kind, object_id)
+        first_start = self.client.set(f"segcite:started:{task_id}:{retries}", 1, nx=True, ex=WEEK)
+        if first_start and retries:
+            return int(self.client.get(key) or 1)
+        count = int(self.client.incr(key))
+        self.client.expire(key, WEEK)
+        return count
+
+    def forget(self, kind: str, object_id: str) -> None:
+        self.client.delete(self.key(kind, object_id))

@@ -1,0 +1,31 @@
+"""Retrieval (design §4): the segments a question's answer is built from, its *context*. The one retrieval
+module: the answer task calls `retrieve_context`, and nothing else asks for context.
+
+Hybrid: LightRAG's vector search and PostgreSQL's full-text search over the workspace's `document_segments`
+(`ts_rank_cd` over the question's rarest informative terms, migrations/005_segment_search.sql) each rank
+candidates; reciprocal rank fusion merges them and drops segments whose text repeats a better-ranked one
+(`query.fusion`, pure). Both stores run the same full-text search (the `supabase` one through its RPC).
+"""
+
+from __future__ import annotations
+
+from ingest import Segment
+from query.fusion import fuse, search_terms
+from worker.rag import RagStore
+from worker.stores import WorkspaceSegments
+
+# Each search returns this many times top K, so that dropping repeated texts still leaves K.
+CANDIDATES_PER_SLOT = 3
+
+
+def retrieve_context(rag: RagStore, segments: WorkspaceSegments, question: str, top_k: int) -> list[Segment]:
+    """The top K segments for a question, best first. Text, page and box come from `document_segments`."""
+    pool = top_k * CANDIDATES_PER_SLOT
+    vector_ids = rag.retrieve(segments.workspace_id, question, pool)
+    full_text = segments.search(search_terms(question), pool)
+    found = {s.segment_id: s for s in full_text}
+    found |= segments.lookup(i for i in vector_ids if i not in found)
+    ranked_vector = [i for i in vector_ids if i in found]  # a chunk whose segment is gone is not context
+    ranked_full_text = [s.segment_id for s in full_text]
+    chosen = fuse([ranked_vector, ranked_full_text], {i: s.text for i, s in found.items()}, top_k)
+    return [found[i] for i in chosen]

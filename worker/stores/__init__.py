@@ -1,0 +1,89 @@
+"""Where rows and events go (design §2, §6): the `Store` protocol the work is written against, and the two
+stores behind it (`postgres`: psycopg on any PostgreSQL; `supabase`: PostgREST and Realtime over HTTPS)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, Protocol
+
+from ingest import Segment
+from query.match import content_words
+from worker.settings import Settings
+from worker.stores.rows import DocumentRow, MessageRow, Role
+
+# How many of a text's words a full-text search is given; the search keeps the rarest of them.
+MAX_SEARCH_TERMS = 200
+
+
+class Store(Protocol):
+    def close(self) -> None: ...
+
+    def create_document(
+        self,
+        workspace_id: str,
+        filename: str,
+        key: str,
+        document_id: str | None = None,
+        content_hash: str | None = None,
+    ) -> DocumentRow:
+        """A new `uploaded` document. Raises DuplicateContent when a live document of the workspace already has
+        `content_hash` (two uploads of the same bytes racing each other make one document)."""
+        ...
+
+    def get_document(self, document_id: str) -> DocumentRow | None: ...
+    def documents(self, workspace_id: str, *, include_deleted: bool = False) -> list[DocumentRow]:
+        """The workspace's documents, oldest first."""
+        ...
+
+    def document_with_content(self, workspace_id: str, content_hash: str) -> DocumentRow | None:
+        """The live (not deleted) document of the workspace whose `content_hash` this is, if any."""
+        ...
+
+    def update_document(self, document_id: str, **fields: Any) -> DocumentRow: ...
+    def replace_segments(self, document: DocumentRow, segments: Sequence[Segment]) -> None: ...
+    def delete_segments(self, document_id: str) -> None: ...
+    def segments_by_ids(self, workspace_id: str, segment_ids: Iterable[str]) -> dict[str, Segment]: ...
+    def search_segments(self, workspace_id: str, terms: Sequence[str], limit: int) -> list[Segment]: ...
+
+    def create_conversation(self, workspace_id: str) -> str: ...
+    def create_message(
+        self, conversation_id: str, role: Role, content: str, reply_to: str | None = None
+    ) -> MessageRow: ...
+    def get_message(self, message_id: str) -> MessageRow | None: ...
+    def history(self, message: MessageRow, limit: int) -> list[dict[str, str]]: ...
+    def update_message(self, message_id: str, **fields: Any) -> MessageRow: ...
+    def publish_delta(self, message: MessageRow, delta: dict[str, Any]) -> None:
+        """A `message.delta` event on the message's topic; no row is written."""
+        ...
+
+    def stale(self, older_than_seconds: int) -> tuple[list[str], list[str]]: ...
+
+
+class WorkspaceSegments:
+    """One workspace's segments as the query side sees them (`query.SegmentSource`): lookups by id, and
+    full-text candidates for the fallback's workspace tier (design §5.5), from whichever store is configured."""
+
+    def __init__(self, store: Store, workspace_id: str):
+        self.store = store
+        self.workspace_id = workspace_id
+
+    def lookup(self, segment_ids: Iterable[str]) -> dict[str, Segment]:
+        return self.store.segments_by_ids(self.workspace_id, segment_ids)
+
+    def candidates(self, text: str, limit: int) -> list[Segment]:
+        return self.search(sorted(content_words(text))[:MAX_SEARCH_TERMS], limit)
+
+    def search(self, terms: Sequence[str], limit: int) -> list[Segment]:
+        """Full-text hits for any of `terms`, ranked (`ts_rank_cd` over the rarest of them), at most `limit`."""
+        return self.store.search_segments(self.workspace_id, terms, limit)
+
+
+def make_store(settings: Settings, database_url: str, *, max_size: int = 4) -> Store:
+    """The configured store (`SEGCITE_STORE`)."""
+    if settings.segcite_store == "supabase":
+        from worker.stores.supabase import SupabaseStore
+
+        return SupabaseStore(settings)
+    from worker.stores.postgres import PostgresStore
+
+    return PostgresStore(database_url, max_size=max_size, timeout=settings.segcite_db_timeout)

@@ -1,0 +1,277 @@
+"""The `postgres` store (design §6): rows and realtime events on any PostgreSQL, Supabase's included.
+
+Every status change updates its row and sends its event in one transaction: `realtime.send(...)` where
+Supabase's realtime schema exists, else `pg_notify(<topic>, …)` (what tests and plain PostgreSQL LISTEN to).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import orjson
+import psycopg
+from psycopg.rows import dict_row
+from psycopg.types.json import Jsonb
+from psycopg_pool import ConnectionPool
+
+from ingest import Segment, parse_segment_id
+from worker.stores.rows import (
+    DELTA_EVENT,
+    DOCUMENT_COLUMNS,
+    DOCUMENT_EVENT,
+    DOCUMENT_FIELDS,
+    DOCUMENT_UNFINISHED,
+    MAX_EVENT_BYTES,
+    MESSAGE_EVENT,
+    MESSAGE_FIELDS,
+    MESSAGE_UNFINISHED,
+    SEGMENT_COLUMNS,
+    DocumentRow,
+    DuplicateContent,
+    MessageRow,
+    MessageStatus,
+    Role,
+    check_fields,
+    segment_from_row,
+    segment_to_row,
+)
+
+# pg_notify payloads are capped at 8000 bytes by PostgreSQL.
+MAX_NOTIFY_BYTES = 7_900
+_DOCUMENT_SELECT = ", ".join(DOCUMENT_COLUMNS)
+# The unique index of migrations/006_content_hash.sql: one live document per content in a workspace.
+_LIVE_CONTENT = "(workspace_id, content_hash) where content_hash is not null and status <> 'deleted'"
+_MESSAGE_SELECT = (
+    "select m.id, m.conversation_id, c.workspace_id, m.role, m.reply_to, m.content, m.status, m.metadata, "
+    "m.error, m.created_at, m.updated_at from messages m join conversations c on c.id = m.conversation_id "
+    "where m.id = %s"
+)
+_SEGMENT_SELECT = ", ".join(f"s.{name}" for name in SEGMENT_COLUMNS)
+_JSON_COLUMNS = frozenset({"bbox", "lines", "metadata"})
+
+
+def _jsonb(value: Any) -> Jsonb | None:
+    return None if value is None else Jsonb(value, dumps=lambda v: orjson.dumps(v).decode())
+
+
+def _message(row: dict[str, Any]) -> MessageRow:
+    return MessageRow.from_row(row, row["workspace_id"])
+
+
+class PostgresStore:
+    def __init__(self, database_url: str, *, max_size: int = 4, timeout: float = 30.0):
+        # prepare_threshold=None: no server-side prepared statements, so Supabase's transaction pooler works.
+        self.pool = ConnectionPool(
+            database_url,
+            min_size=1,
+            max_size=max_size,
+            open=True,
+            timeout=timeout,  # a database that is down raises PoolTimeout (an OperationalError) after this
+            check=ConnectionPool.check_connection,  # a restarted database leaves dead connections in the pool
+            kwargs={"prepare_threshold": None, "row_factory": dict_row},
+        )
+        self._has_realtime: bool | None = None  # asked on first publish: a worker may start before the database
+
+    def close(self) -> None:
+        self.pool.close()
+
+    # events ------------------------------------------------------------------------------------------
+
+    def _realtime(self, conn: psycopg.Connection) -> bool:
+        if self._has_realtime is None:
+            found = conn.execute(
+                "select to_regprocedure('realtime.send(jsonb,text,text,boolean)') is not null as found"
+            ).fetchone()
+            self._has_realtime = bool(found and found["found"])
+        return self._has_realtime
+
+    def _publish(self, conn: psycopg.Connection, topic: str, event: str, payload: dict, small: dict) -> None:
+        body = orjson.dumps(payload)
+        if self._realtime(conn):
+            chosen = payload if len(body) <= MAX_EVENT_BYTES else small
+            conn.execute("select realtime.send(%s, %s, %s, true)", (_jsonb(chosen), event, topic))
+        else:
+            chosen_body = body if len(body) <= MAX_NOTIFY_BYTES else orjson.dumps(small)
+            note = b'{"event":"' + event.encode() + b'","payload":' + chosen_body + b"}"
+            conn.execute("select pg_notify(%s, %s)", (topic, note.decode()))
+
+    # documents ---------------------------------------------------------------------------------------
+
+    def create_document(
+        self,
+        workspace_id: str,
+        filename: str,
+        key: str,
+        document_id: str | None = None,
+        content_hash: str | None = None,
+    ) -> DocumentRow:
+        with self.pool.connection() as conn:
+            row = conn.execute(
+                "insert into documents (id, workspace_id, filename, docai_raw_r2_key, content_hash) "
+                f"values (%s, %s, %s, %s, %s) on conflict {_LIVE_CONTENT} do nothing returning {_DOCUMENT_SELECT}",
+                (document_id or str(uuid.uuid4()), workspace_id, filename, key, content_hash),
+            ).fetchone()
+        if row is not None:
+            return DocumentRow.from_row(row)
+        existing = self.document_with_content(workspace_id, content_hash or "")
+        if existing is None:  # deleted between the conflict and this read: the caller may simply try again
+            raise LookupError(f"a document with the same content appeared and vanished in workspace {workspace_id}")
+        raise DuplicateContent(existing)
+
+    def get_document(self, document_id: str) -> DocumentRow | None:
+        with self.pool.connection() as conn:
+            row = conn.execute(f"select {_DOCUMENT_SELECT} from documents where id = %s", (document_id,)).fetchone()
+        return DocumentRow.from_row(row) if row else None
+
+    def documents(self, workspace_id: str, *, include_deleted: bool = False) -> list[DocumentRow]:
+        with self.pool.connection() as conn:
+            rows = conn.execute(
+                f"select {_DOCUMENT_SELECT} from documents where workspace_id = %s and (%s or status <> 'deleted') "
+                "order by created_at, id",
+                (workspace_id, include_deleted),
+            ).fetchall()
+        return [DocumentRow.from_row(r) for r in rows]
+
+    def document_with_content(self, workspace_id: str, content_hash: str) -> DocumentRow | None:
+        with self.pool.connection() as conn:
+            row = conn.execute(
+                f"select {_DOCUMENT_SELECT} from documents "
+                "where workspace_id = %s and content_hash = %s and status <> 'deleted'",
+                (workspace_id, content_hash),
+            ).fetchone()
+        return DocumentRow.from_row(row) if row else None
+
+    def update_document(self, document_id: str, **fields: Any) -> DocumentRow:
+        check_fields(fields, DOCUMENT_FIELDS, "document")
+        assignments = ", ".join(f"{name} = %({name})s" for name in fields)
+        with self.pool.connection() as conn, conn.transaction():
+            row = conn.execute(
+                f"update documents set {assignments} where id = %(id)s returning {_DOCUMENT_SELECT}",
+                {**fields, "id": document_id},
+            ).fetchone()
+            if row is None:
+                raise LookupError(f"document {document_id} does not exist")
+            document = DocumentRow.from_row(row)
+            self._publish(conn, document.topic, DOCUMENT_EVENT, document.event(), document.brief())
+        return document
+
+    def replace_segments(self, document: DocumentRow, segments: Sequence[Segment]) -> None:
+        """The document's segments become exactly these (a redelivered ingest never appends twice)."""
+        rows = [
+            tuple(_jsonb(v) if k in _JSON_COLUMNS else v for k, v in segment_to_row(s, document.workspace_id).items())
+            for s in segments
+        ]
+        columns = ", ".join(segment_to_row(segments[0], "").keys()) if segments else ""
+        with self.pool.connection() as conn, conn.transaction():
+            conn.execute("delete from document_segments where document_id = %s", (document.id,))
+            if rows:
+                placeholders = ", ".join(["%s"] * len(rows[0]))
+                with conn.cursor() as cursor:
+                    cursor.executemany(f"insert into document_segments ({columns}) values ({placeholders})", rows)
+
+    def delete_segments(self, document_id: str) -> None:
+        with self.pool.connection() as conn:
+            conn.execute("delete from document_segments where document_id = %s", (document_id,))
+
+    def segments_by_ids(self, workspace_id: str, segment_ids: Iterable[str]) -> dict[str, Segment]:
+        pairs = [p for p in map(parse_segment_id, segment_ids) if p and _is_uuid(p[0])]
+        if not pairs:
+            return {}
+        with self.pool.connection() as conn:
+            rows = conn.execute(
+                f"select {_SEGMENT_SELECT} from document_segments s join unnest(%s::uuid[], %s::int[]) as "
+                "wanted(d, i) on s.document_id = wanted.d and s.segment_index = wanted.i where s.workspace_id = %s",
+                ([d for d, _ in pairs], [i for _, i in pairs], workspace_id),
+            ).fetchall()
+        return {segment.segment_id: segment for segment in map(segment_from_row, rows)}
+
+    def search_segments(self, workspace_id: str, terms: Sequence[str], limit: int) -> list[Segment]:
+        """Full-text hits for any of `terms`, best ranked first (migrations/005_segment_search.sql)."""
+        if not terms:
+            return []
+        with self.pool.connection() as conn:
+            rows = conn.execute(
+                f"select {_SEGMENT_SELECT} from segcite_search_segments(%s, %s, %s) s",
+                (workspace_id, list(terms), limit),
+            ).fetchall()
+        return [segment_from_row(r) for r in rows]
+
+    # conversations and messages -------------------------------------------------------------------------
+
+    def create_conversation(self, workspace_id: str) -> str:
+        with self.pool.connection() as conn:
+            row = conn.execute("insert into conversations (workspace_id) values (%s) returning id", (workspace_id,))
+            return str(row.fetchone()["id"])
+
+    def create_message(self, conversation_id: str, role: Role, content: str, reply_to: str | None = None) -> MessageRow:
+        status = MessageStatus.PENDING if role == Role.ASSISTANT else MessageStatus.DONE
+        with self.pool.connection() as conn:
+            row = conn.execute(
+                "insert into messages (conversation_id, role, content, reply_to, status) values (%s, %s, %s, %s, %s) "
+                "returning id",
+                (conversation_id, str(role), content, reply_to, str(status)),
+            ).fetchone()
+            return _message(conn.execute(_MESSAGE_SELECT, (row["id"],)).fetchone())
+
+    def get_message(self, message_id: str) -> MessageRow | None:
+        with self.pool.connection() as conn:
+            row = conn.execute(_MESSAGE_SELECT, (message_id,)).fetchone()
+        return _message(row) if row else None
+
+    def history(self, message: MessageRow, limit: int) -> list[dict[str, str]]:
+        """Earlier turns of the conversation, oldest first, without the question being answered."""
+        anchor = message.reply_to or message.id
+        with self.pool.connection() as conn:
+            rows = conn.execute(
+                "select role, content from messages where conversation_id = %s and created_at < "
+                "(select created_at from messages where id = %s) and id <> %s and status = 'done' "
+                "order by created_at desc limit %s",
+                (message.conversation_id, anchor, anchor, limit),
+            ).fetchall()
+        return [{"role": r["role"], "content": r["content"]} for r in reversed(rows)]
+
+    def update_message(self, message_id: str, **fields: Any) -> MessageRow:
+        check_fields(fields, MESSAGE_FIELDS, "message")
+        values = {k: _jsonb(v) if k in _JSON_COLUMNS else v for k, v in fields.items()}
+        assignments = ", ".join(f"{name} = %({name})s" for name in fields)
+        with self.pool.connection() as conn, conn.transaction():
+            found = conn.execute(
+                f"update messages set {assignments} where id = %(id)s returning id", {**values, "id": message_id}
+            ).fetchone()
+            if found is None:
+                raise LookupError(f"message {message_id} does not exist")
+            message = _message(conn.execute(_MESSAGE_SELECT, (message_id,)).fetchone())
+            self._publish(conn, message.topic, MESSAGE_EVENT, message.event(), message.brief())
+        return message
+
+    def publish_delta(self, message: MessageRow, delta: dict[str, Any]) -> None:
+        brief = {"message_id": message.id, "seq": delta["seq"]}
+        with self.pool.connection() as conn:
+            self._publish(conn, message.topic, DELTA_EVENT, delta, brief)
+
+    def stale(self, older_than_seconds: int) -> tuple[list[str], list[str]]:
+        """Ids of work nobody finished: documents not yet ingested and messages not yet answered whose row has
+        not moved for longer than a task may run (a dead worker's, or a task lost with its broker)."""
+        with self.pool.connection() as conn:
+            documents = conn.execute(
+                "select id from documents where status = any(%s) "
+                "and updated_at < now() - make_interval(secs => %s) order by updated_at",
+                ([str(s) for s in DOCUMENT_UNFINISHED], older_than_seconds),
+            ).fetchall()
+            messages = conn.execute(
+                "select id from messages where role = 'assistant' and status = any(%s) "
+                "and updated_at < now() - make_interval(secs => %s) order by updated_at",
+                ([str(s) for s in MESSAGE_UNFINISHED], older_than_seconds),
+            ).fetchall()
+        return [str(r["id"]) for r in documents], [str(r["id"]) for r in messages]
+
+
+def _is_uuid(value: str) -> bool:
+    """Document ids are UUIDs in the database: anything else cannot be there (and would fail the cast)."""
+    try:
+        uuid.UUID(value)
+    except ValueError:
+        return False
+    return True

@@ -1,0 +1,211 @@
+"""The rows the stores read and write (design §2), their statuses, and the realtime events they send (§6)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from ingest import BBox, Line, Segment
+
+# Realtime broadcasts are capped; past this the client gets `{…_id, status}` and refetches the row.
+MAX_EVENT_BYTES = 250_000
+DOCUMENT_EVENT = "document.status_updated"
+MESSAGE_EVENT = "message.status_updated"
+DELTA_EVENT = "message.delta"  # while the model writes (design §6); the row is written once, at `done`
+
+
+class DocumentStatus(StrEnum):
+    UPLOADED = "uploaded"
+    PARSED = "parsed"
+    INGESTING = "ingesting"
+    INGESTED = "ingested"
+    FAILED = "failed"
+    DELETED = "deleted"
+
+
+class MessageStatus(StrEnum):
+    PENDING = "pending"
+    PROCESSING = "processing"
+    DONE = "done"
+    FAILED = "failed"
+
+
+class Role(StrEnum):
+    USER = "user"
+    ASSISTANT = "assistant"
+
+
+# Statuses where a document's or a message's work is over (what a waiting client stops at).
+DOCUMENT_FINISHED = frozenset({DocumentStatus.INGESTED, DocumentStatus.FAILED, DocumentStatus.DELETED})
+MESSAGE_FINISHED = frozenset({MessageStatus.DONE, MessageStatus.FAILED})
+# Statuses of work somebody still has to finish (what reconcile re-enqueues when they stop moving).
+DOCUMENT_UNFINISHED = (DocumentStatus.UPLOADED, DocumentStatus.PARSED, DocumentStatus.INGESTING)
+MESSAGE_UNFINISHED = (MessageStatus.PENDING, MessageStatus.PROCESSING)
+
+DOCUMENT_FIELDS = frozenset(
+    {"status", "error", "progress", "page_count", "segment_count", "filename", "docai_raw_r2_key", "content_hash"}
+)
+MESSAGE_FIELDS = frozenset({"status", "content", "metadata", "error"})
+DOCUMENT_COLUMNS = (
+    "id",
+    "workspace_id",
+    "filename",
+    "status",
+    "docai_raw_r2_key",
+    "page_count",
+    "segment_count",
+    "error",
+    "progress",
+    "content_hash",
+    "updated_at",
+)
+SEGMENT_COLUMNS = (
+    "document_id",
+    "segment_index",
+    "workspace_id",
+    "page_idx",
+    "kind",
+    "text",
+    "char_start",
+    "char_end",
+    "bbox",
+    "lines",
+)
+
+
+def _timestamp(value: Any) -> datetime | None:
+    """PostgreSQL gives datetimes; PostgREST gives ISO 8601 text."""
+    return datetime.fromisoformat(value) if isinstance(value, str) else value
+
+
+def check_fields(fields: dict[str, Any], allowed: frozenset[str], what: str) -> None:
+    unknown = set(fields) - allowed
+    if unknown:
+        raise ValueError(f"not {what} fields: {sorted(unknown)}")
+
+
+@dataclass(frozen=True)
+class DocumentRow:
+    id: str
+    workspace_id: str
+    filename: str
+    status: DocumentStatus
+    docai_raw_r2_key: str | None
+    page_count: int | None
+    segment_count: int | None
+    error: str | None
+    progress: float
+    content_hash: str | None = None  # hex SHA-256 of the uploaded bytes (migrations/006_content_hash.sql)
+    updated_at: datetime | None = None
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> DocumentRow:
+        values = {name: row.get(name) for name in DOCUMENT_COLUMNS}
+        return cls(
+            **{
+                **values,
+                "id": str(row["id"]),
+                "workspace_id": str(row["workspace_id"]),
+                "status": DocumentStatus(row["status"]),
+                "filename": row.get("filename") or "",
+                "progress": float(row.get("progress") or 0.0),
+                "updated_at": _timestamp(row.get("updated_at")),
+            }
+        )
+
+    @property
+    def topic(self) -> str:
+        return f"workspace:{self.workspace_id}"
+
+    def brief(self) -> dict[str, Any]:
+        """The event when the full one is too large: the client refetches the row."""
+        return {"document_id": self.id, "status": self.status}
+
+    def event(self) -> dict[str, Any]:
+        return {
+            "document_id": self.id,
+            "status": self.status,
+            "progress": self.progress,
+            "error": self.error,
+            "page_count": self.page_count,
+            "segment_count": self.segment_count,
+        }
+
+
+class DuplicateContent(Exception):
+    """A live document of the workspace already holds these bytes (same `content_hash`): `existing`."""
+
+    def __init__(self, existing: DocumentRow):
+        super().__init__(f"document {existing.id} ({existing.filename}) has the same content")
+        self.existing = existing
+
+
+@dataclass(frozen=True)
+class MessageRow:
+    id: str
+    conversation_id: str
+    workspace_id: str
+    role: Role
+    reply_to: str | None
+    content: str
+    status: MessageStatus
+    metadata: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any], workspace_id: Any) -> MessageRow:
+        return cls(
+            id=str(row["id"]),
+            conversation_id=str(row["conversation_id"]),
+            workspace_id=str(workspace_id),
+            role=Role(row["role"]),
+            reply_to=str(row["reply_to"]) if row.get("reply_to") else None,
+            content=row.get("content") or "",
+            status=MessageStatus(row["status"]),
+            metadata=row.get("metadata") or {},
+            error=row.get("error"),
+            created_at=row.get("created_at"),
+            updated_at=row.get("updated_at"),
+        )
+
+    @property
+    def topic(self) -> str:
+        return f"conversation:{self.conversation_id}"
+
+    def brief(self) -> dict[str, Any]:
+        return {"message_id": self.id, "status": self.status}
+
+    def event(self) -> dict[str, Any]:
+        """The realtime event: the row, without the model's raw reply (kept on the row for audits, design §5.8)."""
+        return {
+            "message_id": self.id,
+            "status": self.status,
+            "content": self.content,
+            "metadata": {k: v for k, v in self.metadata.items() if k != "raw_output"},
+            "error": self.error,
+        }
+
+
+def segment_from_row(row: dict[str, Any]) -> Segment:
+    bbox, lines = row.get("bbox"), row.get("lines")
+    return Segment(
+        str(row["document_id"]),
+        row["segment_index"],
+        row["page_idx"],
+        row["kind"],
+        row["text"],
+        row["char_start"],
+        row["char_end"],
+        BBox(**bbox) if bbox else None,
+        tuple(Line.from_dict(line) for line in lines) if lines is not None else None,
+    )
+
+
+def segment_to_row(segment: Segment, workspace_id: str) -> dict[str, Any]:
+    """A `document_segments` row (JSON columns as plain values)."""
+    data = segment.to_dict()
+    return {name: data[name] for name in SEGMENT_COLUMNS if name != "workspace_id"} | {"workspace_id": workspace_id}

@@ -1,0 +1,276 @@
+"""The `supabase` store (design §6): rows through supabase-py's PostgREST client, events through Realtime's
+REST broadcast endpoint (`POST /realtime/v1/api/broadcast`). For deployments that reach Supabase over HTTPS
+only; LightRAG still needs `DATABASE_URL`.
+
+Unlike the `postgres` store, a row update and its event are two requests, not one transaction: the event is
+sent after the row is written, so a client that refetches on an event always sees the new row.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import httpx
+import orjson
+from postgrest.exceptions import APIError
+
+from ingest import Segment, parse_segment_id
+from worker.errors import PermanentError, TransientError
+from worker.settings import Settings
+from worker.stores.rows import (
+    DELTA_EVENT,
+    DOCUMENT_COLUMNS,
+    DOCUMENT_EVENT,
+    DOCUMENT_FIELDS,
+    DOCUMENT_UNFINISHED,
+    MAX_EVENT_BYTES,
+    MESSAGE_EVENT,
+    MESSAGE_FIELDS,
+    MESSAGE_UNFINISHED,
+    SEGMENT_COLUMNS,
+    DocumentRow,
+    DuplicateContent,
+    MessageRow,
+    MessageStatus,
+    Role,
+    check_fields,
+    segment_from_row,
+    segment_to_row,
+)
+
+_DOCUMENT_SELECT = ",".join(DOCUMENT_COLUMNS)
+_MESSAGE_SELECT = (
+    "id,conversation_id,role,reply_to,content,status,metadata,error,created_at,updated_at,conversations(workspace_id)"
+)
+_SEGMENT_SELECT = ",".join(SEGMENT_COLUMNS)
+_INSERT_BATCH = 500
+# PostgREST's own connection errors (PGRST000-003), and PostgreSQL's classes for a database that is unreachable,
+# shutting down or out of resources: worth retrying. Any other refusal will not change on a retry.
+_TRANSIENT_CODES = ("PGRST000", "PGRST001", "PGRST002", "PGRST003", "08", "53", "57P")
+
+
+_UNIQUE_VIOLATION = "23505"
+
+
+def _code(exc: BaseException) -> str:
+    """The PostgreSQL / PostgREST code of the APIError behind one of our errors ("" if none)."""
+    cause = exc.__cause__
+    return str(cause.code or "") if isinstance(cause, APIError) else ""
+
+
+def _message(row: dict[str, Any]) -> MessageRow:
+    conversation = row.get("conversations") or {}
+    return MessageRow.from_row(row, conversation.get("workspace_id", ""))
+
+
+class SupabaseStore:
+    def __init__(self, settings: Settings, client: Any = None, http: httpx.Client | None = None):
+        if not settings.supabase_url or not settings.supabase_service_role_key:
+            raise PermanentError("SEGCITE_STORE=supabase needs SUPABASE_URL and SUPABASE_SERVICE_ROLE_KEY")
+        from supabase import create_client
+
+        key = settings.supabase_service_role_key.get_secret_value()
+        self.url = settings.supabase_url.rstrip("/")
+        self.client = client or create_client(self.url, key)
+        self.http = http or httpx.Client(timeout=30, headers={"apikey": key, "Authorization": f"Bearer {key}"})
+
+    def close(self) -> None:
+        self.http.close()
+
+    def _table(self, name: str):
+        return self.client.table(name)
+
+    @staticmethod
+    def _data(request: Any) -> list[dict[str, Any]]:
+        """Run one PostgREST request; its library's errors become ours (design §7: transient or permanent)."""
+        try:
+            return request.execute().data or []
+        except httpx.HTTPError as exc:  # connection refused, timeouts
+            raise TransientError(f"Supabase unreachable: {exc}") from exc
+        except APIError as exc:
+            code = str(exc.code or "")
+            if code.startswith(_TRANSIENT_CODES):
+                raise TransientError(f"Supabase is unavailable ({code}): {exc.message}") from exc
+            raise PermanentError(f"Supabase refused the request ({code}): {exc.message}") from exc
+
+    def _broadcast(self, topic: str, event: str, payload: dict[str, Any], small: dict[str, Any]) -> None:
+        chosen = payload if len(orjson.dumps(payload)) <= MAX_EVENT_BYTES else small
+        body = {"messages": [{"topic": topic, "event": event, "payload": chosen, "private": True}]}
+        try:
+            response = self.http.post(
+                f"{self.url}/realtime/v1/api/broadcast",
+                content=orjson.dumps(body),
+                headers={"Content-Type": "application/json"},
+            )
+        except httpx.HTTPError as exc:
+            raise TransientError(f"Supabase Realtime unreachable: {exc}") from exc
+        if response.status_code >= 500:
+            raise TransientError(f"Supabase Realtime answered {response.status_code}")
+        if response.status_code >= 400:
+            raise PermanentError(f"Supabase Realtime refused the broadcast: {response.status_code} {response.text}")
+
+    # documents ---------------------------------------------------------------------------------------
+
+    def create_document(
+        self,
+        workspace_id: str,
+        filename: str,
+        key: str,
+        document_id: str | None = None,
+        content_hash: str | None = None,
+    ) -> DocumentRow:
+        row = {
+            "id": document_id or str(uuid.uuid4()),
+            "workspace_id": workspace_id,
+            "filename": filename,
+            "docai_raw_r2_key": key,
+            "content_hash": content_hash,
+        }
+        try:
+            return DocumentRow.from_row(self._data(self._table("documents").insert(row))[0])
+        except PermanentError as exc:
+            if _code(exc) != _UNIQUE_VIOLATION or not content_hash:
+                raise
+            existing = self.document_with_content(workspace_id, content_hash)  # 006_content_hash.sql's index
+            if existing is None:
+                raise
+            raise DuplicateContent(existing) from None
+
+    def get_document(self, document_id: str) -> DocumentRow | None:
+        rows = self._data(self._table("documents").select(_DOCUMENT_SELECT).eq("id", document_id).limit(1))
+        return DocumentRow.from_row(rows[0]) if rows else None
+
+    def documents(self, workspace_id: str, *, include_deleted: bool = False) -> list[DocumentRow]:
+        request = self._table("documents").select(_DOCUMENT_SELECT).eq("workspace_id", workspace_id)
+        if not include_deleted:
+            request = request.neq("status", "deleted")
+        rows = self._data(request.order("created_at").order("id"))
+        return [DocumentRow.from_row(r) for r in rows]
+
+    def document_with_content(self, workspace_id: str, content_hash: str) -> DocumentRow | None:
+        rows = self._data(
+            self._table("documents")
+            .select(_DOCUMENT_SELECT)
+            .eq("workspace_id", workspace_id)
+            .eq("content_hash", content_hash)
+            .neq("status", "deleted")
+            .limit(1)
+        )
+        return DocumentRow.from_row(rows[0]) if rows else None
+
+    def update_document(self, document_id: str, **fields: Any) -> DocumentRow:
+        check_fields(fields, DOCUMENT_FIELDS, "document")
+        rows = self._data(self._table("documents").update(fields).eq("id", document_id))
+        if not rows:
+            raise LookupError(f"document {document_id} does not exist")
+        document = DocumentRow.from_row(rows[0])
+        self._broadcast(document.topic, DOCUMENT_EVENT, document.event(), document.brief())
+        return document
+
+    def replace_segments(self, document: DocumentRow, segments: Sequence[Segment]) -> None:
+        self._data(self._table("document_segments").delete().eq("document_id", document.id))
+        rows = [segment_to_row(s, document.workspace_id) for s in segments]
+        for start in range(0, len(rows), _INSERT_BATCH):
+            self._data(self._table("document_segments").insert(rows[start : start + _INSERT_BATCH]))
+
+    def delete_segments(self, document_id: str) -> None:
+        self._data(self._table("document_segments").delete().eq("document_id", document_id))
+
+    def segments_by_ids(self, workspace_id: str, segment_ids: Iterable[str]) -> dict[str, Segment]:
+        wanted = {p for p in map(parse_segment_id, segment_ids) if p}
+        if not wanted:
+            return {}
+        rows = self._data(
+            self._table("document_segments")
+            .select(_SEGMENT_SELECT)
+            .eq("workspace_id", workspace_id)
+            .in_("document_id", sorted({d for d, _ in wanted}))
+            .in_("segment_index", sorted({i for _, i in wanted}))
+        )
+        found = (segment_from_row(r) for r in rows)
+        return {s.segment_id: s for s in found if (s.document_id, s.segment_index) in wanted}
+
+    def search_segments(self, workspace_id: str, terms: Sequence[str], limit: int) -> list[Segment]:
+        """Full-text hits for any of `terms`, best ranked first: the same SQL function as the `postgres` store
+        (migrations/005_segment_search.sql), called through PostgREST's RPC."""
+        if not terms:
+            return []
+        params = {"p_workspace": workspace_id, "p_terms": list(terms), "p_limit": limit}
+        rows = self._data(self.client.rpc("segcite_search_segments", params))
+        return [segment_from_row(r) for r in rows]
+
+    # conversations and messages -------------------------------------------------------------------------
+
+    def create_conversation(self, workspace_id: str) -> str:
+        return str(self._data(self._table("conversations").insert({"workspace_id": workspace_id}))[0]["id"])
+
+    def create_message(self, conversation_id: str, role: Role, content: str, reply_to: str | None = None) -> MessageRow:
+        status = MessageStatus.PENDING if role == Role.ASSISTANT else MessageStatus.DONE
+        row = {
+            "conversation_id": conversation_id,
+            "role": str(role),
+            "content": content,
+            "reply_to": reply_to,
+            "status": str(status),
+        }
+        created = self._data(self._table("messages").insert(row))[0]
+        message = self.get_message(str(created["id"]))
+        if message is None:
+            raise LookupError(f"message {created['id']} vanished right after it was created")
+        return message
+
+    def get_message(self, message_id: str) -> MessageRow | None:
+        rows = self._data(self._table("messages").select(_MESSAGE_SELECT).eq("id", message_id).limit(1))
+        return _message(rows[0]) if rows else None
+
+    def history(self, message: MessageRow, limit: int) -> list[dict[str, str]]:
+        anchor = self.get_message(message.reply_to) if message.reply_to else message
+        if anchor is None:
+            return []
+        rows = self._data(
+            self._table("messages")
+            .select("role,content")
+            .eq("conversation_id", message.conversation_id)
+            .eq("status", "done")
+            .lt("created_at", str(anchor.created_at))
+            .order("created_at", desc=True)
+            .limit(limit)
+        )
+        return [{"role": r["role"], "content": r["content"]} for r in reversed(rows)]
+
+    def update_message(self, message_id: str, **fields: Any) -> MessageRow:
+        check_fields(fields, MESSAGE_FIELDS, "message")
+        rows = self._data(self._table("messages").update(fields).eq("id", message_id))
+        if not rows:
+            raise LookupError(f"message {message_id} does not exist")
+        message = self.get_message(message_id)
+        if message is None:
+            raise LookupError(f"message {message_id} does not exist")
+        self._broadcast(message.topic, MESSAGE_EVENT, message.event(), message.brief())
+        return message
+
+    def publish_delta(self, message: MessageRow, delta: dict[str, Any]) -> None:
+        self._broadcast(message.topic, DELTA_EVENT, delta, {"message_id": message.id, "seq": delta["seq"]})
+
+    def stale(self, older_than_seconds: int) -> tuple[list[str], list[str]]:
+        """As the `postgres` store's: unfinished work whose row has not moved for longer than a task may run."""
+        cutoff = (datetime.now(UTC) - timedelta(seconds=older_than_seconds)).isoformat()
+        documents = self._data(
+            self._table("documents")
+            .select("id")
+            .in_("status", [str(s) for s in DOCUMENT_UNFINISHED])
+            .lt("updated_at", cutoff)
+            .order("updated_at")
+        )
+        messages = self._data(
+            self._table("messages")
+            .select("id")
+            .eq("role", "assistant")
+            .in_("status", [str(s) for s in MESSAGE_UNFINISHED])
+            .lt("updated_at", cutoff)
+            .order("updated_at")
+        )
+        return [str(r["id"]) for r in documents], [str(r["id"]) for r in messages]
