@@ -32,7 +32,8 @@ SHARDS = [orjson.dumps(s) for s in shard_document(GOOD, 1)]
         (b'"just a string"', "the JSON is not an object"),
         (doc(document={"text": "hello", "pages": []}), "ProcessResponse wrapper"),
         (doc(foo=1, bar=2), "keys found: bar, foo"),
-        (doc(text=""), "no `text`, `pages` or `documentLayout`"),
+        (doc(text=""), "the document holds no text: its `text` and `pages` are empty"),
+        (doc(text="", pages=[]), "the document holds no text: its `text` and `pages` are empty"),
         (
             doc(
                 text="abc",
