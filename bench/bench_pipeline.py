@@ -14,7 +14,6 @@ import argparse
 import os
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 import uuid
@@ -23,7 +22,6 @@ from pathlib import Path
 import orjson
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "tests"))
 from docai_synth import PageSpec, build_document  # noqa: E402
 
 from worker import answers, documents  # noqa: E402

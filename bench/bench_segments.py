@@ -152,6 +152,7 @@ def peak_memory(fn: Callable[[], Any]) -> int:
 
 def measure(item: Input, budget: float) -> tuple[float, float, float] | None:
     """(speed-up over orjson.loads, our seconds, our peak memory / input size); None if refused."""
+
     def ours() -> Any:
         return build_segments(item.data, "bench")
 

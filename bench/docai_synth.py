@@ -241,8 +241,11 @@ def build_layout_document(pages: list[LayoutPageSpec]) -> dict[str, Any]:
         blocks.extend(text_block(kind, text, number) for kind, text in spec.blocks)
         if spec.table:
             rows = [
-                {"cells": [{"blocks": [text_block("paragraph", cell, number)], "rowSpan": 1, "colSpan": 1}
-                           for cell in row]}
+                {
+                    "cells": [
+                        {"blocks": [text_block("paragraph", cell, number)], "rowSpan": 1, "colSpan": 1} for cell in row
+                    ]
+                }
                 for row in spec.table
             ]
             blocks.append(

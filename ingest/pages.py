@@ -54,7 +54,7 @@ def anchor_pieces(
     groups = cuts.pieces(runs) if cuts is not None else [runs]
     if len(groups) == 1 and len(groups[0]) == 1:  # one run, the usual case: cut the shard's text in place
         text, offset = shard.doc.text, shard.text_offset
-        (start, end), = groups[0]
+        ((start, end),) = groups[0]
         return [
             Piece(page_idx, "text", text[a:b], a + offset, b + offset, bbox, None, False)
             for a, b in split_spans(text, max_chars, start, end, whole_lines=True)

@@ -64,8 +64,17 @@ def _segment(group: list[Piece], document_id: str, index: int) -> Segment:
         )
     # One kind throughout, or a heading and the paragraphs after it: the last piece's kind either way.
     if first.start is None:  # Layout Parser: no offsets, no boxes, no lines
-        return Segment(document_id, index, first.page_idx, group[-1].kind, "\n".join([p.text for p in group]),
-                       None, None, None, None)
+        return Segment(
+            document_id,
+            index,
+            first.page_idx,
+            group[-1].kind,
+            "\n".join([p.text for p in group]),
+            None,
+            None,
+            None,
+            None,
+        )
     return Segment(
         document_id,
         index,

@@ -54,3 +54,15 @@ def _text_pieces(loaded: LoadedDocument, max_chars: int) -> list[Piece]:
             pieces.append(Piece(0, "text", text[a:b], *anchored.global_span(a, b), None, None, False))
     return pieces
 
+
+def page_sizes(docai: Any, names: Sequence[str] | None = None) -> dict[int, tuple[float, float]]:
+    """Each page's size as Document AI gives it (`pages[].dimension`: width, height, in its unit), by `page_idx`.
+    Pages without a dimension, and Layout Parser output (which has none), are left out. Takes `docai` and
+    `names` as `build_segments` does; what a viewer needs to draw a segment's normalized boxes to scale."""
+    sizes: dict[int, tuple[float, float]] = {}
+    for shard in load_document(docai, names).shards:
+        for number, page in enumerate(shard.doc.pages, start=1):
+            dimension = page.dimension
+            if dimension is not None and dimension.width > 0 and dimension.height > 0:
+                sizes[(page.pageNumber or page.page_number or number) - 1] = (dimension.width, dimension.height)
+    return sizes

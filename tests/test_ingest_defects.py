@@ -31,8 +31,9 @@ def spans_of(text: str, *parts: str) -> list[tuple[int, int]]:
 def utility_bill() -> tuple[str, dict[str, Any]]:
     """Like the real utility bill: one paragraph holds a heading and the first cells of a table."""
     text = "SUMMARY OF CURRENT CHARGES\nElectric Charges\n$148.89\nMeter read on 04/24/18\n"
-    heading, label, amount, meter = spans_of(text, "SUMMARY OF CURRENT CHARGES\n", "Electric Charges\n",
-                                             "$148.89\n", "Meter read on 04/24/18\n")
+    heading, label, amount, meter = spans_of(
+        text, "SUMMARY OF CURRENT CHARGES\n", "Electric Charges\n", "$148.89\n", "Meter read on 04/24/18\n"
+    )
     page = {
         "pageNumber": 1,
         "paragraphs": [
@@ -42,8 +43,14 @@ def utility_bill() -> tuple[str, dict[str, Any]]:
         "tables": [
             {
                 "layout": layout(label[0], amount[1], (0.1, 0.15, 0.9, 0.25)),
-                "bodyRows": [{"cells": [{"layout": layout(*label, (0.1, 0.15, 0.5, 0.2))},
-                                        {"layout": layout(*amount, (0.6, 0.15, 0.9, 0.2))}]}],
+                "bodyRows": [
+                    {
+                        "cells": [
+                            {"layout": layout(*label, (0.1, 0.15, 0.5, 0.2))},
+                            {"layout": layout(*amount, (0.6, 0.15, 0.9, 0.2))},
+                        ]
+                    }
+                ],
             }
         ],
     }
@@ -101,8 +108,10 @@ def test_text_with_pages_but_no_layout_is_split_by_size_on_page_zero() -> None:
 def test_pages_without_elements_read_their_page_anchor() -> None:
     document, _ = build_document([PageSpec(["First page text."]), PageSpec(["Second page text."])])
     segments = build_segments(orjson.dumps(page_anchors_only(document)), "p")
-    assert [(s.page_idx, s.kind, s.text) for s in segments] == [(0, "text", "First page text."),
-                                                                (1, "text", "Second page text.")]
+    assert [(s.page_idx, s.kind, s.text) for s in segments] == [
+        (0, "text", "First page text."),
+        (1, "text", "Second page text."),
+    ]
 
 
 # 4. Every anchor used is checked: a truncated `text` is refused as such, even when elements are `{}`.
@@ -124,8 +133,13 @@ def test_truncated_text_with_empty_elements_names_the_anchor() -> None:
 def test_layout_parser_blocks_merge_and_furniture_has_its_kinds() -> None:
     spec = LayoutPageSpec(
         header="ANNUAL REPORT 2025",
-        blocks=[("heading-1", "Operations"), ("paragraph", "The farm ran all year."), ("paragraph", "Output rose."),
-                ("heading-2", "Outlook"), ("paragraph", "A battery comes next year.")],
+        blocks=[
+            ("heading-1", "Operations"),
+            ("paragraph", "The farm ran all year."),
+            ("paragraph", "Output rose."),
+            ("heading-2", "Outlook"),
+            ("paragraph", "A battery comes next year."),
+        ],
         footer="Page 1 of 1",
     )
     segments = build_segments(orjson.dumps(build_layout_document([spec])), "lp")

@@ -280,8 +280,11 @@ def lines_over(segment: Segment, sentence: str) -> list[str]:
     """The texts of the segment's lines that overlap `sentence` (found with any whitespace between words)."""
     match = re.search(r"\s+".join(map(re.escape, sentence.split())), segment.text)
     assert match, f"{sentence!r} not in segment {segment.segment_index}"
-    return [segment.text[line.start : line.end] for line in segment.lines or () if line.start < match.end()
-            and line.end > match.start()]
+    return [
+        segment.text[line.start : line.end]
+        for line in segment.lines or ()
+        if line.start < match.end() and line.end > match.start()
+    ]
 
 
 def test_lines_of_a_known_sentence_are_exactly_its_lines(docai_dir: Path) -> None:

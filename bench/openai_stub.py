@@ -1,4 +1,4 @@
-"""Shared test doubles that are real servers: a local HTTP server speaking the OpenAI API, streaming included."""
+"""A local HTTP server speaking the OpenAI API, streaming included: the model the tests and benches talk to."""
 
 from __future__ import annotations
 
