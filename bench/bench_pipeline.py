@@ -178,7 +178,11 @@ def streaming(rt, app, database_url: str, workspace: str, count: int) -> None:
     pieces = [STREAMED_REPLY[i : i + 4] for i in range(0, len(STREAMED_REPLY), 4)]
     env = {**os.environ, "SEGCITE_LLM_PROVIDER": "openai", "OPENAI_BASE_URL": model.url, "OPENAI_API_KEY": "sk-bench"}
     worker = subprocess.Popen(
-        worker_argv("query", concurrency=1, loglevel="WARNING"), cwd=REPO, env=env, stdout=subprocess.DEVNULL
+        worker_argv("query", concurrency=1, loglevel="WARNING"),
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     first_delta, done, lags = [], [], []
     try:
