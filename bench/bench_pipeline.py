@@ -3,9 +3,12 @@
 - ingest time of a 48-page document (the sharded fixture when ../shared is there, else a generated one),
   through Celery and in-process;
 - answer latency through Celery vs the same pipeline called in-process (overhead in %);
-- answers per second through Celery with the extractive provider.
+- answers per second through Celery with the extractive provider;
+- streaming (design §6), with the `openai` provider against a local server that streams a 6-section reply at
+  a fixed rate (50 tokens a second, a token being 4 characters): time to the first `message.delta` and to
+  `done`, and how long after the model closes a section that section is on the wire (resolved, in a delta).
 
-    python bench/bench_pipeline.py [--answers 30]
+    python bench/bench_pipeline.py [--answers 30] [--streams 10]
 """
 
 from __future__ import annotations
@@ -14,16 +17,16 @@ import argparse
 import os
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 import uuid
 from pathlib import Path
 
 import orjson
+import psycopg
+from openai_stub import FakeOpenAI, Streamed
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "tests"))
 from docai_synth import PageSpec, build_document  # noqa: E402
 
 from worker import answers, documents  # noqa: E402
@@ -60,6 +63,7 @@ def document_48_pages() -> tuple[str, list[bytes]]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--answers", type=int, default=30)
+    parser.add_argument("--streams", type=int, default=10)
     args = parser.parse_args()
     home = Path(tempfile.mkdtemp(prefix="sc-bench-", dir="/tmp"))
     redis_url, database_url = start_redis(home), start_postgres(home)
@@ -136,12 +140,114 @@ def main() -> None:
             f"throughput: {len(batch)} answers in {elapsed:.2f} s = {len(batch) / elapsed:.1f} answers/s "
             f"(2 worker processes, extractive provider; {done}/{len(batch)} done)"
         )
+        worker.terminate()
+        worker.wait(60)
+        streaming(rt, app, database_url, workspace, args.streams)
     finally:
         worker.terminate()
         worker.wait(60)
         rt.close()
         stop_redis(home)
         stop_postgres(home)
+
+
+TOKENS_PER_SECOND = 50
+STREAMED_REPLY = orjson.dumps(
+    {
+        "sections": [
+            {"text": f"Service {name} costs what the invoice of page {n} says, with tax.", "source_ids": []}
+            for n, name in enumerate("ABCDEF", start=1)
+        ]
+    }
+).decode()
+
+
+def section_ends(reply: str) -> list[int]:
+    """Where each section object of the reply ends (the index after its closing brace)."""
+    ends, depth = [], 0
+    for i, char in enumerate(reply):  # the reply is ours and holds no braces inside strings
+        depth += (char == "{") - (char == "}")
+        if char == "}" and depth == 1:
+            ends.append(i + 1)
+    return ends
+
+
+def streaming(rt, app, database_url: str, workspace: str, count: int) -> None:
+    """Time to first delta and to done, and the lag from a section's close to its delta, through Celery."""
+    model = FakeOpenAI()
+    pieces = [STREAMED_REPLY[i : i + 4] for i in range(0, len(STREAMED_REPLY), 4)]
+    env = {**os.environ, "SEGCITE_LLM_PROVIDER": "openai", "OPENAI_BASE_URL": model.url, "OPENAI_API_KEY": "sk-bench"}
+    worker = subprocess.Popen(
+        worker_argv("query", concurrency=1, loglevel="WARNING"),
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    first_delta, done, lags = [], [], []
+    try:
+        app.send_task("segcite.ping").get(timeout=60)
+        conversation = rt.store.create_conversation(workspace)
+        with psycopg.connect(database_url, autocommit=True) as listen:
+            listen.execute(f'listen "conversation:{conversation}"')
+            for n in range(count):
+                model.sent.clear()
+                model.replies.append((200, Streamed(pieces, gap=1 / TOKENS_PER_SECOND)))
+                question = rt.store.create_message(conversation, "user", QUESTIONS[n % len(QUESTIONS)])
+                message = rt.store.create_message(conversation, "assistant", "", reply_to=question.id).id
+                start = time.monotonic()
+                app.send_task("segcite.answer_message", args=[message])
+                arrivals = receive(listen, message)  # (time, number of sections) of each delta, then done
+                first_delta.append(arrivals[0][0] - start)
+                done.append(arrivals[-1][0] - start)
+                lags.extend(section_lags(model.sent, arrivals[:-1]))
+    finally:
+        worker.terminate()
+        worker.wait(60)
+        model.server.shutdown()
+    reply_seconds = len(pieces) / TOKENS_PER_SECOND
+    print(
+        f"streaming ({count} answers, a {len(pieces)}-token reply at {TOKENS_PER_SECOND} tokens/s = "
+        f"{reply_seconds:.1f} s): first delta after median {statistics.median(first_delta) * 1000:.0f} ms, "
+        f"done after {statistics.median(done):.2f} s"
+    )
+    lags.sort()
+    print(
+        f"a section on the wire after the model closed it: median {statistics.median(lags) * 1000:.0f} ms, "
+        f"p90 {lags[int(len(lags) * 0.9)] * 1000:.0f} ms, max {lags[-1] * 1000:.0f} ms ({len(lags)} sections)"
+    )
+
+
+def receive(listen: psycopg.Connection, message_id: str) -> list[tuple[float, int]]:
+    arrivals: list[tuple[float, int]] = []
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        for note in listen.notifies(timeout=0.5, stop_after=1):
+            event = orjson.loads(note.payload)
+            payload = event["payload"]
+            if payload.get("message_id") != message_id:
+                continue
+            if event["event"] == "message.delta":
+                arrivals.append((time.monotonic(), len(payload.get("sections", []))))
+            elif payload.get("status") in ("done", "failed"):
+                arrivals.append((time.monotonic(), -1))
+                return arrivals
+    raise TimeoutError(f"no final event for {message_id}")
+
+
+def section_lags(sent: list[tuple[float, str]], deltas: list[tuple[float, int]]) -> list[float]:
+    """For each section: when the first delta holding it arrived, minus when the model sent its closing brace."""
+    closes, position, ends = [], 0, section_ends(STREAMED_REPLY)
+    for at, piece in sent:
+        position += len(piece)
+        while len(closes) < len(ends) and position >= ends[len(closes)]:
+            closes.append(at)
+    lags = []
+    for k, closed in enumerate(closes):
+        shown = next((at for at, sections in deltas if sections > k), None)
+        if shown is not None:
+            lags.append(shown - closed)
+    return lags
 
 
 if __name__ == "__main__":

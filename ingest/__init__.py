@@ -6,7 +6,7 @@ these functions instead of matching ids or tags themselves.
 
 from ingest.ids import make_segment_id, parse_segment_id
 from ingest.model import BBox, InvalidDocument, Line, Segment
-from ingest.segments import build_segments
+from ingest.segments import build_segments, page_sizes
 from ingest.tags import (
     contains_seg_tag,
     leading_tag_id,
@@ -27,6 +27,7 @@ __all__ = [
     "leading_tag_id",
     "make_segment_id",
     "neutralize_seg_tags",
+    "page_sizes",
     "parse_segment_id",
     "seg_tag",
     "split_ids",

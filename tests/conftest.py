@@ -30,6 +30,7 @@ from worker.processes import worker_argv
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO.parent / "shared" / "fixtures" / "docai"
+REAL_FIXTURES = REPO.parent / "shared" / "fixtures" / "docai-real"  # with manifest.json: what must ingest
 
 
 @pytest.fixture(scope="session")
@@ -37,6 +38,13 @@ def docai_dir() -> Path:
     if not FIXTURES.is_dir():
         pytest.skip(f"Document AI fixtures not found at {FIXTURES} (they live in ../shared, outside the repo)")
     return FIXTURES
+
+
+@pytest.fixture(scope="session")
+def docai_real_dir() -> Path:
+    if not (REAL_FIXTURES / "manifest.json").is_file():
+        pytest.skip(f"real Document AI outputs not found at {REAL_FIXTURES} (they live in ../shared, outside the repo)")
+    return REAL_FIXTURES
 
 
 @pytest.fixture(scope="session")

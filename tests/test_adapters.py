@@ -16,7 +16,7 @@ import orjson
 import pytest
 import redis
 from docai_synth import PageSpec, build_document, shard_document
-from fakes import FakeOpenAI
+from openai_stub import FakeOpenAI
 
 from worker import answers, documents
 from worker.embedded import redis_client_url

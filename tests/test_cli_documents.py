@@ -130,7 +130,7 @@ def test_a_refused_upload_leaves_no_json_in_the_object_folder(env, service_home,
         result = segcite(env, "ingest", str(broken), "--workspace", workspace)
         assert result.returncode == 1
         last = result.stderr.splitlines()[-1]
-        assert last.startswith("broken.json: failed: invalid Document AI JSON in broken.json: this is a Process")
+        assert last.startswith("broken.json: failed: invalid Document AI JSON: broken.json: this is a Process")
         document = re.search(r"\(document ([0-9a-f-]{36})\)$", last)[1]
         assert not (service_home / "objects" / "docai" / f"{document}.json").exists()
         failures.append((document, result.stderr))

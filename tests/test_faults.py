@@ -21,7 +21,7 @@ import redis
 from conftest import Listener, WorkerProcess, service_env
 from conftest import wait_for as wait_until
 from docai_synth import PageSpec, build_document, shard_document
-from fakes import FakeOpenAI, Streamed
+from openai_stub import FakeOpenAI, Streamed
 
 from worker.app import make_celery
 from worker.embedded import Services, redis_client_url, start_postgres, start_redis, stop_postgres, stop_redis

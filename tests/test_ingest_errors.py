@@ -32,7 +32,8 @@ SHARDS = [orjson.dumps(s) for s in shard_document(GOOD, 1)]
         (b'"just a string"', "the JSON is not an object"),
         (doc(document={"text": "hello", "pages": []}), "ProcessResponse wrapper"),
         (doc(foo=1, bar=2), "keys found: bar, foo"),
-        (doc(text=""), "no `text`, `pages` or `documentLayout`"),
+        (doc(text=""), "the document holds no text: its `text` and `pages` are empty"),
+        (doc(text="", pages=[]), "the document holds no text: its `text` and `pages` are empty"),
         (
             doc(
                 text="abc",
@@ -109,15 +110,16 @@ def test_cli_prints_one_line_and_exits_2(tmp_path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_bytes(doc(document=GOOD))
     result = subprocess.run(
-        [sys.executable, "-m", "worker.cli", "segments", str(bad), "--document-id", "x"],
+        [sys.executable, "-m", "worker.cli", "segments", "bad.json", "--document-id", "x"],
         capture_output=True,
         text=True,
         timeout=60,
+        cwd=tmp_path,
     )
     assert result.returncode == 2
     assert result.stdout == ""
-    assert result.stderr.strip().splitlines() == [
-        'error: this is a ProcessResponse wrapper ({"document": …}); pass its `document` field instead'
+    assert result.stderr.strip().splitlines() == [  # the file as the user named it
+        'error: bad.json: this is a ProcessResponse wrapper ({"document": …}); pass its `document` field instead'
     ]
 
 

@@ -109,13 +109,12 @@ def test_ocr_math_minimal(docai_dir: Path) -> None:
 def test_layout_parser_blocks_pages_tables_and_lists(docai_dir: Path) -> None:
     segments = build_segments(read(docai_dir, "SYNTHETIC_layout_parser_table_list.json"), "lp")
     assert [(s.kind, s.page_idx, s.text) for s in segments] == [
-        ("heading", 0, "Annual Report"),
-        ("paragraph", 0, "Intro paragraph on page one."),
+        ("paragraph", 0, "Annual Report\nIntro paragraph on page one."),  # a heading opens its paragraphs' segment
         ("table", 0, "Item | Amount\nWidgets | 125.31"),
         ("list", 1, "First point\nSecond point"),
-        ("text", 1, "Page 2 of 2"),
+        ("footer", 1, "Page 2 of 2"),  # page furniture: stored, never sent to the RAG store
     ]
-    assert all(s.char_start is None and s.char_end is None and s.bbox is None for s in segments)
+    assert all(s.char_start is None and s.char_end is None and s.bbox is None and s.lines is None for s in segments)
 
 
 def test_same_input_same_bytes(docai_dir: Path) -> None:

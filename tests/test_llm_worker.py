@@ -14,7 +14,7 @@ import orjson
 import pytest
 from conftest import Listener, WorkerProcess, service_env
 from conftest import wait_for as wait_until
-from fakes import FakeOpenAI, Streamed
+from openai_stub import FakeOpenAI, Streamed
 
 from ingest import Segment
 from query import build_answer

@@ -1,7 +1,8 @@
 import psycopg
 import pytest
+from psycopg.types.json import Jsonb
 
-from worker.migrate import apply_migrations, migration_files
+from worker.migrate import MIGRATIONS_DIR, apply_migrations, migration_files
 
 EXPECTED_COLUMNS = {
     "documents": {
@@ -28,6 +29,7 @@ EXPECTED_COLUMNS = {
         "char_start",
         "char_end",
         "bbox",
+        "lines",
     },
     "conversations": {"id", "workspace_id"},
     "messages": {
@@ -186,3 +188,48 @@ def test_plain_postgres_gets_rls_but_no_policies(fresh_database: str) -> None:
     with psycopg.connect(fresh_database) as conn:
         assert conn.execute("select count(*) from pg_policies where schemaname='public'").fetchone()[0] == 0
         assert conn.execute("select relrowsecurity from pg_class where relname='documents'").fetchone()[0]
+
+
+def kind_check(conn: psycopg.Connection) -> str:
+    return conn.execute(
+        "select pg_get_constraintdef(oid) from pg_constraint where conname = 'document_segments_kind_check'"
+    ).fetchone()[0]
+
+
+def test_segment_lines_and_kinds_migration_applies_twice(fresh_database: str) -> None:
+    """003 on a database that 001 and 002 made: run as a file twice more, the schema does not change."""
+    apply_migrations(fresh_database)
+    sql = (MIGRATIONS_DIR / "003_segment_lines_kinds.sql").read_text(encoding="utf-8")
+    with psycopg.connect(fresh_database, autocommit=True) as conn:
+        before, check = schema_snapshot(conn), kind_check(conn)
+        conn.execute(sql)
+        conn.execute(sql)
+        assert schema_snapshot(conn) == before
+        assert kind_check(conn) == check
+        assert "'footer'" in check and "'header'" in check and "'paragraph'" in check
+        assert conn.execute(
+            "select data_type, is_nullable from information_schema.columns "
+            "where table_name = 'document_segments' and column_name = 'lines'"
+        ).fetchone() == ("jsonb", "YES")
+
+
+def test_footer_segment_with_lines_is_stored(fresh_database: str) -> None:
+    apply_migrations(fresh_database)
+    lines = [{"start": 0, "end": 11, "bbox": {"x0": 0.1, "y0": 0.95, "x1": 0.3, "y1": 0.97}}]
+    with psycopg.connect(fresh_database, autocommit=True) as conn:
+        doc_id, workspace = conn.execute(
+            "insert into documents (workspace_id, filename) values (gen_random_uuid(), 'a.json') "
+            "returning id, workspace_id"
+        ).fetchone()
+        insert = (
+            "insert into document_segments (document_id, segment_index, workspace_id, page_idx, kind, text, lines) "
+            "values (%s, %s, %s, 0, %s, %s, %s)"
+        )
+        conn.execute(insert, (doc_id, 0, workspace, "footer", "Page 1 of 2", Jsonb(lines)))
+        conn.execute(insert, (doc_id, 1, workspace, "header", "ANNUAL REPORT", None))
+        with pytest.raises(psycopg.errors.CheckViolation):
+            conn.execute(insert, (doc_id, 2, workspace, "sidebar", "x", None))
+        rows = conn.execute(
+            "select segment_index, kind, lines from document_segments where document_id = %s order by 1", (doc_id,)
+        ).fetchall()
+    assert rows == [(0, "footer", lines), (1, "header", None)]

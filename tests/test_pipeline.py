@@ -183,7 +183,7 @@ def test_sharded_document_from_a_prefix(celery_worker, store, objects, migrated,
     ("content", "expected"),
     [
         (None, "bad.json: its Document AI JSON is not in the object store"),
-        (b"this is not json", "invalid Document AI JSON in bad.json: not valid JSON"),
+        (b"this is not json", "invalid Document AI JSON: bad.json: not valid JSON"),
         (orjson.dumps({"document": {"text": "x"}}), "ProcessResponse wrapper"),
     ],
 )

@@ -215,3 +215,24 @@ def test_other_refusals_of_a_new_document_stay_permanent_errors(store) -> None:
     )
     with pytest.raises(PermanentError, match=r"\(23514\): check violation"):
         supabase.create_document(WS, "a.json", "docai/a.json", content_hash="abc")
+
+
+def test_deltas_go_to_the_conversation_topic_and_only_their_seq_when_too_large(store) -> None:
+    from worker.stores.rows import MessageRow, MessageStatus, Role
+
+    supabase, mock = store
+    broadcast = mock.post(f"{URL}/realtime/v1/api/broadcast").mock(return_value=httpx.Response(202))
+    conversation = str(uuid.uuid4())
+    message = MessageRow(DOC, conversation, WS, Role.ASSISTANT, None, "", MessageStatus.PROCESSING)
+    delta = {"message_id": DOC, "seq": 3, "sections": [{"content": "One [1].", "citations": []}], "tail": "Tw"}
+    supabase.publish_delta(message, delta)
+    [sent] = json.loads(broadcast.calls.last.request.content)["messages"]
+    assert sent == {
+        "topic": f"conversation:{conversation}",
+        "event": "message.delta",
+        "private": True,
+        "payload": delta,
+    }
+    supabase.publish_delta(message, {**delta, "tail": "x" * 300_000})  # over Realtime's limit: the client waits
+    [sent] = json.loads(broadcast.calls.last.request.content)["messages"]
+    assert sent["payload"] == {"message_id": DOC, "seq": 3}

@@ -141,22 +141,22 @@ def main() -> None:
     """segcite: Document AI JSON in, answers with segment-level citations out."""
 
 
-def _read_inputs(files: tuple[Path, ...]) -> list[bytes]:
-    """Files as given; a folder stands for the JSON files in it (the shards of one document)."""
+def _read_inputs(files: tuple[Path, ...]) -> tuple[list[bytes], list[str]]:
+    """Files as given, and their names as the user wrote them; a folder stands for the JSON files in it (the
+    shards of one document)."""
     paths: list[Path] = []
     for path in files:
         paths.extend(sorted(path.glob("*.json")) if path.is_dir() else [path])
     if not paths:
         raise UserError("no JSON files found in " + ", ".join(str(f) for f in files))
-    return [p.read_bytes() for p in paths]
+    return [p.read_bytes() for p in paths], [str(p) for p in paths]
 
 
 def _document_id(ctx: click.Context, param: click.Parameter, value: str) -> str:
     """A document id whose segment ids read back unchanged (`<document_id>:<index>`, as the model cites them)."""
-    from ingest import make_segment_id
-    from query import parse_source_id
+    from ingest import make_segment_id, parse_segment_id
 
-    if parse_source_id(make_segment_id(value, 0)) != (value, 0):
+    if parse_segment_id(make_segment_id(value, 0)) != (value, 0):
         raise click.BadParameter(
             f"{value!r} cannot name a document in segment ids <document_id>:<index>: use letters, digits, "
             "'.', '_' and '-' (no ':'), starting with a letter or digit",
@@ -180,7 +180,8 @@ def segments(files: tuple[Path, ...], document_id: str, max_chars: int | None) -
 
     limit = max_chars or _settings().segcite_max_chars
     try:
-        built = build_segments(_read_inputs(files), document_id, max_chars=limit)
+        blobs, names = _read_inputs(files)
+        built = build_segments(blobs, document_id, max_chars=limit, names=names)
     except InvalidDocument as exc:
         raise UserError(str(exc)) from None
     out = sys.stdout.buffer
@@ -598,6 +599,52 @@ def ask_command(question: str, workspace: str, as_json: bool, timeout: float, st
     _announce(up, settings)
     if not _ask(settings, up.services, question, workspace, as_json, timeout, stream):
         sys.exit(1)
+
+
+@main.command()
+@click.option(
+    "--document",
+    "document_files",
+    required=True,
+    multiple=True,
+    type=click.Path(exists=True, path_type=Path),
+    help="The cited document's Document AI JSON (a folder, or the option repeated: its shards).",
+)
+@click.option(
+    "--answer",
+    "answer_file",
+    required=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="The answer's payload (what `segcite ask --json` prints).",
+)
+@click.option("--document-id", default=None, help="Which document of the answer (default: the first cited).")
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path), help="Folder.")
+def highlight(document_files: tuple[Path, ...], answer_file: Path, document_id: str | None, out_dir: Path) -> None:
+    """Draw each cited page of a document as a PNG with the highlights of its citations (the lines of each
+    quote), on a blank page of the document's aspect ratio, to see where they land."""
+    import orjson
+
+    from ingest import InvalidDocument, page_sizes
+    from worker.highlight import render_highlights
+
+    try:
+        payload = orjson.loads(answer_file.read_bytes())
+        citations = payload["metadata"]["citations"]
+    except (orjson.JSONDecodeError, KeyError, TypeError):
+        raise UserError(f"{answer_file}: not an answer payload (what `segcite ask --json` prints)") from None
+    document_id = document_id or next((c["document_id"] for c in citations), None)
+    if document_id is None:
+        raise UserError(f"{answer_file}: the answer cites nothing")
+    blobs, names = _read_inputs(document_files)
+    try:
+        sizes = page_sizes(blobs, names)
+    except InvalidDocument as exc:
+        raise UserError(str(exc)) from None
+    written = render_highlights(payload, sizes, document_id, out_dir)
+    if not written:
+        raise UserError(f"{answer_file}: no citation of document {document_id}")
+    for path in written:
+        click.echo(str(path))
 
 
 DEMO_DOCUMENT = Path(__file__).resolve().parent / "demo" / "harbor_point_report.json"

@@ -67,12 +67,17 @@ def read_segments(rt: Runtime, document: DocumentRow) -> list[Segment]:
         blobs = rt.objects.read_docai(document.docai_raw_r2_key)
     except MissingObject as exc:
         raise PermanentError(f"{document.filename}: its Document AI JSON is not in the object store") from exc
+    names = [document.filename] if len(blobs) == 1 else shard_names(document.filename, len(blobs))
     try:
         return build_segments(
-            blobs if len(blobs) > 1 else blobs[0], document.id, max_chars=rt.settings.segcite_max_chars
+            blobs if len(blobs) > 1 else blobs[0], document.id, max_chars=rt.settings.segcite_max_chars, names=names
         )
-    except InvalidDocument as exc:  # named by the user's file, never by where we keep it
-        raise PermanentError(f"invalid Document AI JSON in {document.filename}: {exc}") from exc
+    except InvalidDocument as exc:  # it names the user's file, never where we keep it
+        raise PermanentError(f"invalid Document AI JSON: {exc}") from exc
+
+
+def shard_names(filename: str, count: int) -> list[str]:
+    return [f"{filename} (part {number} of {count})" for number in range(1, count + 1)]
 
 
 class EmbeddingProgress:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import gc
 from dataclasses import dataclass
 
 import redis
@@ -61,4 +62,9 @@ def make_runtime(settings: Settings) -> Runtime:
 
 @functools.cache
 def runtime() -> Runtime:
-    return make_runtime(load_settings())
+    built = make_runtime(load_settings())
+    # What is loaded by now (libraries, LightRAG, clients) lives as long as the process: kept out of the
+    # collector's full scans, which otherwise grow with it and stall every task now and then.
+    gc.collect()
+    gc.freeze()
+    return built

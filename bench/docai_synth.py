@@ -206,3 +206,55 @@ def to_camel_case(node: Any) -> Any:
     if isinstance(node, list):
         return [to_camel_case(v) for v in node]
     return node
+
+
+def page_anchors_only(document: dict[str, Any]) -> dict[str, Any]:
+    """The document as OCR output that keeps only each page's own layout (no paragraphs, blocks, lines,
+    tokens or tables): segments are then read from the page anchors."""
+    keep = ("pageNumber", "dimension", "layout")
+    pages = [{key: page[key] for key in keep} for page in document["pages"]]
+    return {**document, "pages": pages}
+
+
+@dataclass
+class LayoutPageSpec:
+    """One page of Layout Parser output: a header, headings and paragraphs, an optional table, a footer."""
+
+    header: str
+    blocks: list[tuple[str, str]]  # (type, text): "heading-1", "paragraph", ...
+    table: list[list[str]] | None = None
+    footer: str = ""
+
+
+def build_layout_document(pages: list[LayoutPageSpec]) -> dict[str, Any]:
+    """Layout Parser output as `Document.to_json` writes it: `documentLayout.blocks`, no text, no pages."""
+    blocks: list[dict[str, Any]] = []
+    next_id = iter(range(1, 10**9))
+
+    def text_block(kind: str, text: str, page: int) -> dict[str, Any]:
+        span = {"pageStart": page, "pageEnd": page}
+        block = {"text": text, "type": kind, "blocks": []}
+        return {"blockId": str(next(next_id)), "textBlock": block, "pageSpan": span}
+
+    for number, spec in enumerate(pages, start=1):
+        blocks.append(text_block("header", spec.header, number))
+        blocks.extend(text_block(kind, text, number) for kind, text in spec.blocks)
+        if spec.table:
+            rows = [
+                {
+                    "cells": [
+                        {"blocks": [text_block("paragraph", cell, number)], "rowSpan": 1, "colSpan": 1} for cell in row
+                    ]
+                }
+                for row in spec.table
+            ]
+            blocks.append(
+                {
+                    "blockId": str(next(next_id)),
+                    "tableBlock": {"headerRows": rows[:1], "bodyRows": rows[1:], "caption": ""},
+                    "pageSpan": {"pageStart": number, "pageEnd": number},
+                }
+            )
+        if spec.footer:
+            blocks.append(text_block("footer", spec.footer, number))
+    return {"mimeType": "application/pdf", "text": "", "pages": [], "documentLayout": {"blocks": blocks}}

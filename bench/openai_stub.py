@@ -1,4 +1,4 @@
-"""Shared test doubles that are real servers: a local HTTP server speaking the OpenAI API, streaming included."""
+"""A local HTTP server speaking the OpenAI API, streaming included: the model the tests and benches talk to."""
 
 from __future__ import annotations
 
@@ -36,6 +36,7 @@ class FakeOpenAI:
         self.status = 200  # the answer when nothing is scripted: 500 makes a server that is down for good
         self.stream_piece = 7  # characters per streamed chunk: cuts words, JSON strings, escapes and ids
         self.disconnects = 0  # streams whose reader went away before the end (a request given up is closed)
+        self.sent: list[tuple[float, str]] = []  # (time.monotonic(), piece) of each streamed piece, for benches
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -101,6 +102,8 @@ class FakeOpenAI:
                 data = f"data: {event if isinstance(event, str) else json.dumps(event)}\n\n".encode()
                 handler.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
                 handler.wfile.flush()
+                if 0 < number <= len(script.pieces):
+                    self.sent.append((time.monotonic(), script.pieces[number - 1]))
             handler.wfile.write(b"0\r\n\r\n")
         except (BrokenPipeError, ConnectionResetError):
             self.disconnects += 1

@@ -1,0 +1,319 @@
+"""Every real Document AI output in ../shared/fixtures (docai/ and docai-real/ with its manifest): nothing lost,
+nothing duplicated, every character on its segment's page, offsets at the segment's text, boxes holding the
+segment's tokens, line spans and boxes (design §3); and the refusals the manifest asks for."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from conftest import FIXTURES, REAL_FIXTURES
+
+from ingest import InvalidDocument, Segment, build_segments
+
+EMPTY_CELL = "—"  # what an empty table cell renders as (design §3: columns stay aligned)
+SHARDED = "invoice_sharded_48p_noimages"
+
+
+def manifest_cases() -> list[dict[str, Any]]:
+    path = REAL_FIXTURES / "manifest.json"
+    return orjson.loads(path.read_bytes())["cases"] if path.is_file() else []
+
+
+def ingestible() -> list[str]:
+    """Names of every real input that must ingest (a WRAPPED_ file stands for its `document` field)."""
+    names = [c["name"] for c in manifest_cases() if c["expect"] == "ok" or c["name"].startswith("WRAPPED_")]
+    if FIXTURES.is_dir():
+        names += [*sorted(p.name for p in FIXTURES.glob("*.json")), SHARDED]
+    return names
+
+
+def load_input(name: str) -> bytes | list[bytes] | dict[str, Any]:
+    if name == SHARDED:
+        return [p.read_bytes() for p in sorted((FIXTURES / SHARDED).glob("*.json"))]
+    path = FIXTURES / name if (FIXTURES / name).is_file() else REAL_FIXTURES / name
+    if not path.is_file():
+        pytest.skip(f"{path} not found (the fixtures live in ../shared, outside the repo)")
+    data = path.read_bytes()
+    return orjson.loads(data)["document"] if name.startswith("WRAPPED_") else data
+
+
+def field(node: dict[str, Any], camel: str, default: Any = None) -> Any:
+    """A proto3 JSON field by its camelCase or snake_case name."""
+    if camel in node:
+        return node[camel]
+    return node.get(re.sub(r"(?<!^)(?=[A-Z])", "_", camel).lower(), default)
+
+
+def anchor_span(layout: dict[str, Any] | None, offset: int) -> tuple[int, int] | None:
+    segments = field(field(layout or {}, "textAnchor", {}), "textSegments", [])
+    if not segments:
+        return None
+    return offset + int(field(segments[0], "startIndex", 0)), offset + int(field(segments[-1], "endIndex", 0))
+
+
+def box_of(layout: dict[str, Any], page: dict[str, Any]) -> tuple[float, float, float, float] | None:
+    poly = field(layout, "boundingPoly", {})
+    points = [(v.get("x", 0.0), v.get("y", 0.0)) for v in field(poly, "normalizedVertices", [])]
+    dimension = page.get("dimension") or {}
+    if not points and poly.get("vertices") and dimension.get("width"):
+        points = [(v.get("x", 0) / dimension["width"], v.get("y", 0) / dimension["height"]) for v in poly["vertices"]]
+    if not points:
+        return None
+    xs, ys = [min(max(x, 0.0), 1.0) for x, _ in points], [min(max(y, 0.0), 1.0) for _, y in points]
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+@dataclass
+class Truth:
+    """What the input says, read with orjson independently of ingest/."""
+
+    text: str
+    pages: dict[int, list[tuple[int, int]]]  # page_idx -> its page anchor spans
+    tokens: list[tuple[int, int, int, tuple[float, float, float, float]]]  # start, end, page_idx, box
+
+
+def parsed(data: bytes | list[bytes] | dict[str, Any]) -> list[dict[str, Any]]:
+    """The input's documents (its shards) as dicts."""
+    if isinstance(data, list):
+        return [orjson.loads(d) for d in data]
+    return [data if isinstance(data, dict) else orjson.loads(data)]
+
+
+def read_truth(data: bytes | list[bytes] | dict[str, Any]) -> Truth:
+    docs = parsed(data)
+    docs.sort(key=lambda d: int(field(field(d, "shardInfo", {}), "shardIndex", 0)))
+    truth = Truth("", {}, [])
+    for doc in docs:
+        offset = len(truth.text)
+        truth.text += doc.get("text", "")
+        for number, page in enumerate(doc.get("pages", []), start=1):
+            page_idx = int(field(page, "pageNumber", number)) - 1
+            span = anchor_span(page.get("layout"), offset)
+            if span:
+                truth.pages.setdefault(page_idx, []).append(span)
+            for token in page.get("tokens", []):
+                token_span, box = anchor_span(token.get("layout"), offset), box_of(token.get("layout") or {}, page)
+                if token_span and box:
+                    truth.tokens.append((*token_span, page_idx, box))
+    return truth
+
+
+def squash(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+def table_cells(segment: Segment, segments: list[Segment]) -> list[str]:
+    """The cells of a table segment, less the header rows it repeats: its leading rows that lead an earlier
+    table segment of its page."""
+    rows = segment.text.split("\n")
+    earlier = [
+        s.text.split("\n")
+        for s in segments[: segment.segment_index]
+        if s.kind == "table" and s.page_idx == segment.page_idx
+    ]
+    repeated = 0
+    while repeated < len(rows) - 1 and any(len(e) > repeated and e[repeated] == rows[repeated] for e in earlier):
+        repeated += 1
+    return [cell for row in rows[repeated:] for cell in row.split(" | ") if cell != EMPTY_CELL]
+
+
+def claim_positions(segments: list[Segment], text: str) -> list[list[int]]:
+    """For each character of `text`, the segments whose text holds it, matched inside each segment's
+    [char_start, char_end) window: tables word by word, other segments as an in-order subsequence."""
+    owners: list[list[int]] = [[] for _ in text]
+    ordered = [s for s in segments if s.kind == "table"] + [s for s in segments if s.kind != "table"]
+    for s in ordered:
+        assert s.char_start is not None and s.char_end is not None, s
+        assert 0 <= s.char_start < s.char_end <= len(text), s
+        free = [i for i in range(s.char_start, s.char_end) if not text[i].isspace() and not owners[i]]
+        if s.kind == "table":
+            for word in (w for cell in table_cells(s, segments) for w in cell.split()):
+                window = "".join(text[i] for i in free)
+                at = window.find(word)
+                assert at >= 0, f"segment {s.segment_index}: table word {word!r} is not in its window"
+                for i in free[at : at + len(word)]:
+                    owners[i].append(s.segment_index)
+                del free[at : at + len(word)]
+            continue
+        assert text[s.char_start] == s.text[0] and text[s.char_end - 1] == s.text[-1], s
+        position = 0
+        for char in squash(s.text):
+            while position < len(free) and text[free[position]] != char:
+                position += 1
+            assert position < len(free), f"segment {s.segment_index}: its text is not in its window"
+            owners[free[position]].append(s.segment_index)
+            position += 1
+    return owners
+
+
+# Document AI's own token boxes stick out of their line's and paragraph's boxes by up to 0.22% of the page on
+# this set (handwriting, upside-down pages, ID cards), so a token is "inside" its segment's box within 0.25%.
+TOKEN_TOLERANCE = 0.0025
+
+
+def inside(inner: tuple[float, float, float, float], outer: Any, tolerance: float) -> bool:
+    """`inner` within the box `outer`, give or take `tolerance`."""
+    x0, y0, x1, y1 = inner
+    return (
+        outer.x0 - tolerance <= x0
+        and outer.y0 - tolerance <= y0
+        and x1 <= outer.x1 + tolerance
+        and y1 <= outer.y1 + tolerance
+    )
+
+
+def check_document(segments: list[Segment], truth: Truth, max_chars: int) -> None:
+    assert [s.segment_index for s in segments] == list(range(len(segments)))
+    for s in segments:
+        assert s.text and s.text == s.text.strip() and len(s.text) <= max_chars, s
+        if s.bbox is not None:
+            assert 0 <= s.bbox.x0 <= s.bbox.x1 <= 1 and 0 <= s.bbox.y0 <= s.bbox.y1 <= 1, s
+    owners = claim_positions(segments, truth.text)
+    lost = "".join(c for c, o in zip(truth.text, owners, strict=True) if not c.isspace() and not o)
+    twice = "".join(c for c, o in zip(truth.text, owners, strict=True) if len(o) > 1)
+    assert lost == "", f"characters in no segment: {lost[:200]!r}"
+    assert twice == "", f"characters in several segments: {twice[:200]!r}"
+    for position, owner in enumerate(owners):
+        if owner and truth.pages:
+            spans = truth.pages.get(segments[owner[0]].page_idx, [])
+            assert any(a <= position < b for a, b in spans), f"character {position} is not on its segment's page"
+    for start, end, page_idx, box in truth.tokens:
+        for index in {o for position in range(start, end) for o in owners[position]}:
+            segment = segments[index]
+            assert segment.page_idx == page_idx
+            if segment.bbox is not None:
+                where = f"token {truth.text[start:end]!r} outside segment {index}'s box"
+                assert inside(box, segment.bbox, TOKEN_TOLERANCE), where
+
+
+@pytest.mark.parametrize("max_chars", [1200, 120])
+@pytest.mark.parametrize("name", ingestible())
+def test_real_document_nothing_lost_or_repeated(name: str, max_chars: int) -> None:
+    data = load_input(name)
+    segments = build_segments(data, "doc", max_chars=max_chars)
+    assert segments
+    if name.startswith("layout_parser") or name.startswith("SYNTHETIC_layout"):
+        check_layout_parser(segments, data, max_chars)
+    else:
+        check_document(segments, read_truth(data), max_chars)
+
+
+def layout_texts(node: Any) -> list[str]:
+    """Every text block's text under a Layout Parser node, read with plain dict walking."""
+    if isinstance(node, list):
+        return [t for item in node for t in layout_texts(item)]
+    if not isinstance(node, dict):
+        return []
+    own = [node["text"]] if isinstance(node.get("text"), str) and ("type" in node or "type_" in node) else []
+    return own + [t for key, value in node.items() if key != "text" for t in layout_texts(value)]
+
+
+def check_layout_parser(segments: list[Segment], data: Any, max_chars: int) -> None:
+    blocks = field(orjson.loads(data), "documentLayout")
+    expected = Counter(squash("".join(layout_texts(blocks))))
+    got: Counter[str] = Counter()
+    for s in segments:
+        assert s.text and s.text == s.text.strip() and len(s.text) <= max_chars, s
+        assert s.char_start is None and s.char_end is None and s.bbox is None and s.lines is None
+        if s.kind == "table":
+            got.update(squash("".join(table_cells(s, segments))))
+        else:
+            got.update(squash(s.text))
+    assert got == expected
+
+
+@pytest.mark.parametrize("case", [c for c in manifest_cases() if c["expect"] == "invalid"], ids=lambda c: c["name"])
+def test_real_document_refused_with_its_reason(case: dict[str, Any]) -> None:
+    data = (REAL_FIXTURES / case["name"]).read_bytes()
+    with pytest.raises(InvalidDocument) as info:
+        build_segments(data, "doc", names=[case["name"]])
+    message = str(info.value)
+    assert message.startswith(f"{case['name']}: ")
+    assert "\n" not in message
+    assert all(part in message for part in case.get("error_contains", []))
+    if case.get("error_contains_any"):
+        assert any(part in message for part in case["error_contains_any"]), message
+
+
+def test_manifest_names_every_real_file(docai_real_dir: Path) -> None:
+    listed = {c["name"] for c in manifest_cases()}
+    present = {p.name for p in docai_real_dir.glob("*.json")} - {"manifest.json"}
+    assert listed == present
+
+
+# Line geometry (design §3 `lines`, issue 12) ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("max_chars", [1200, 120])
+@pytest.mark.parametrize("name", ingestible())
+def test_real_document_lines_tile_each_segment_inside_its_box(name: str, max_chars: int) -> None:
+    data = load_input(name)
+    segments = build_segments(data, "doc", max_chars=max_chars)
+    if any(page.get("lines") for doc in parsed(data) for page in doc.get("pages", [])):
+        assert all(s.lines for s in segments), "a document with lines gives every segment its lines"
+    for s in segments:
+        if s.lines is None:
+            continue
+        assert s.lines, s
+        covered = [False] * len(s.text)
+        previous_end = 0
+        for line in s.lines:
+            assert previous_end <= line.start < line.end <= len(s.text), (s.segment_index, line)
+            previous_end = line.end
+            text = s.text[line.start : line.end]
+            assert text == text.strip()
+            covered[line.start : line.end] = [True] * (line.end - line.start)
+            # The segment's box is the union of its elements' boxes and its lines' boxes: no tolerance needed.
+            box = (line.bbox.x0, line.bbox.y0, line.bbox.x1, line.bbox.y1)
+            assert inside(box, s.bbox, 0.0), (s.segment_index, line)
+        uncovered = "".join(c for c, seen in zip(s.text, covered, strict=True) if not seen and not c.isspace())
+        assert uncovered == "", f"segment {s.segment_index}: characters in no line: {uncovered[:80]!r}"
+
+
+def lines_over(segment: Segment, sentence: str) -> list[str]:
+    """The texts of the segment's lines that overlap `sentence` (found with any whitespace between words)."""
+    match = re.search(r"\s+".join(map(re.escape, sentence.split())), segment.text)
+    assert match, f"{sentence!r} not in segment {segment.segment_index}"
+    return [
+        segment.text[line.start : line.end]
+        for line in segment.lines or ()
+        if line.start < match.end() and line.end > match.start()
+    ]
+
+
+def test_lines_of_a_known_sentence_are_exactly_its_lines(docai_dir: Path) -> None:
+    segments = build_segments((docai_dir / "invoice_parser_edf_2p_snake_case.json").read_bytes(), "edf")
+    sentence = "(numéro à transmettre pour le règlement de vos factures)"
+    [segment] = [s for s in segments if sentence.split()[0] in s.text]
+    assert lines_over(segment, sentence) == ["(numéro à transmettre pour le", "règlement de vos factures)"]
+    # A sentence on one line of a merged segment gets that one line, though its neighbours are lines too.
+    single = "Relève automatique de votre compteur électricité vers le 10 de chaque mois."
+    assert lines_over(segment, single) == [single]
+    one_line = next(line for line in segment.lines if segment.text[line.start : line.end] == single)
+    assert (one_line.bbox.y0, one_line.bbox.y1) == (0.483668, 0.5)
+    assert segment.page_idx == 0
+
+
+def test_lines_of_a_table_are_its_rows(docai_dir: Path) -> None:
+    segments = build_segments((docai_dir / "form_parser_table_formfields_1p.json").read_bytes(), "form")
+    table = segments[1]
+    assert [table.text[line.start : line.end] for line in table.lines] == table.text.splitlines()
+    boxes = [(line.bbox.y0, line.bbox.y1) for line in table.lines]
+    assert boxes == sorted(boxes) and all(y0 < y1 for y0, y1 in boxes)  # rows top to bottom, one box each
+    assert [segments[0].text[line.start : line.end] for line in segments[0].lines][:3] == [
+        "Form Title",
+        "Form Number:",
+        "12345678",
+    ]
+
+
+def test_no_lines_where_the_input_has_no_line_geometry(docai_dir: Path) -> None:
+    layout = build_segments((docai_dir / "SYNTHETIC_layout_parser_table_list.json").read_bytes(), "lp")
+    text_only = build_segments({"text": "Just text.\nMore text.\n"}, "t")
+    assert [s.lines for s in layout + text_only] == [None] * (len(layout) + len(text_only))
