@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass
 
 from ingest import Segment
+from ingest.tables import EMPTY_CELL
 from query.markers import split_sentences
 
 SHORT_LINE = 60  # characters: a line this short, with no label of its own, is labelled by the line above it
@@ -86,7 +87,9 @@ def _is_value(line: str) -> bool:
 
 
 def _row(line: str) -> str:
-    return " | ".join(cell.strip() for cell in line.split("|") if cell.strip())
+    """A table row with its empty cells (blank, or ingest's `—` placeholder) dropped: "Sales Tax: | 45.00"."""
+    cells = (cell.strip() for cell in line.split("|"))
+    return " | ".join(cell for cell in cells if cell and cell != EMPTY_CELL)
 
 
 def _prose_blocks(lines: list[str]) -> list[tuple[str, str]]:

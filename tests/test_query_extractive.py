@@ -74,6 +74,13 @@ def test_an_amount_question_gets_the_table_row_with_the_amount():
     ]
 
 
+def test_a_rows_empty_cells_are_dropped_so_its_label_is_its_first_filled_cell():
+    receipt = Segment("rcpt", 1, 0, "table", "SALE | — | 950-1\n— | Subtotal: | 499.99\n— | Sales Tax: | 45.00")
+    assert extractive_sections("How much sales tax was charged?", [receipt]) == [
+        {"text": "Sales Tax: | 45.00", "source_ids": ["rcpt:1"]}
+    ]
+
+
 def test_a_table_header_labels_its_rows():
     assert extractive_sections("What amount does the annual report give for Widgets?", REPORT) == [
         {"text": "Widgets | 125.31", "source_ids": ["rep:2"]}
