@@ -6,10 +6,11 @@
 Ingests every fixture of ../shared/fixtures/docai and ../shared/fixtures/docai-real that must ingest (per its
 manifest; the `document` of a `WRAPPED_` ProcessResponse; a folder of shards is one document) into ONE workspace,
 on the embedded services (a fresh SEGCITE_HOME under /tmp, no REDIS_URL / DATABASE_URL), asks each question of
-each question file (default: bench/answers_questions.json; bench/answers_heldout.json is the held-out set, never
-tuned on) with `segcite ask --json`, then stops the services (`segcite down`). Several files share one ingest and
-are reported one by one. Only the CLI's public behaviour is used: the page and text of a context segment come from
-`segcite segments` of the same file.
+each question file with `segcite ask --json`, then stops the services (`segcite down`): bench/answers_questions.json
+(the default; the offline answerer was tuned on it), bench/answers_heldout.json (written before that tuning; its
+outcomes were read during it) and bench/answers_blind.json (written during it, run once at its end). Several files
+share one ingest and are reported one by one. Only the CLI's public behaviour is used: the page and text of a
+context segment come from `segcite segments` of the same file.
 
 `--replay` re-answers the questions offline, in seconds, on the contexts a previous run's `--out` recorded (the
 `extractive` answerer, then `query.build_answer` with the recorded segments as the workspace): a quick check of a
