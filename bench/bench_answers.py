@@ -1,19 +1,30 @@
 """Answer quality on many real documents, through the `segcite` CLI as a user would run it.
 
-    python bench/bench_answers.py [--questions bench/answers_questions.json] [--out results.json] [--verbose]
+    python bench/bench_answers.py [--questions FILE [FILE ...]] [--out results.json] [--verbose]
+    python bench/bench_answers.py --replay results.json [--questions FILE [FILE ...]] [--verbose]
 
 Ingests every fixture of ../shared/fixtures/docai and ../shared/fixtures/docai-real that must ingest (per its
 manifest; the `document` of a `WRAPPED_` ProcessResponse; a folder of shards is one document) into ONE workspace,
 on the embedded services (a fresh SEGCITE_HOME under /tmp, no REDIS_URL / DATABASE_URL), asks each question of
-the question file with `segcite ask --json`, then stops the services (`segcite down`). Only the CLI's public
-behaviour is used: the page of a context segment comes from `segcite segments` of the same file.
+each question file with `segcite ask --json`, then stops the services (`segcite down`): bench/answers_questions.json
+(the default; the offline answerer was tuned on it), bench/answers_heldout.json (written before that tuning; its
+outcomes were read during it) and bench/answers_blind.json (written during it, run once at its end). Several files
+share one ingest and are reported one by one. Only the CLI's public behaviour is used: the page and text of a
+context segment come from `segcite segments` of the same file.
+
+`--replay` re-answers the questions offline, in seconds, on the contexts a previous run's `--out` recorded (the
+`extractive` answerer, then `query.build_answer` with the recorded segments as the workspace): a quick check of a
+change to the answerer or the resolution path, not a measurement (retrieval is not rerun, the workspace tier of the
+fallback is an in-memory index instead of the database's full-text search, and no latency is measured).
 
 Reports (issue 14's targets in brackets):
 - retrieval recall: the answer's page is among the pages of `metadata.context_ids` [>= 90%];
 - answer accuracy: every expected value is in the answer's content, normalized [>= 75%];
 - citation precision: citations on a page that holds the answer, over all citations [>= 90%];
 - "not found": questions no document answers that got no citation [>= 6 of 7];
-- median latency of one `segcite ask` command [no worse than ~2 s].
+- median latency of one `segcite ask` command [no worse than ~2 s];
+- the offline answerer's own time per question (`query.extractive_sections` in this process, on the context the
+  worker retrieved for it): median and max.
 """
 
 from __future__ import annotations
@@ -33,6 +44,9 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+
+from query import build_answer
+from query.extractive import extractive_answer, extractive_sections
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO.parent / "shared" / "fixtures"
@@ -67,6 +81,7 @@ class Workspace:
     names: dict[str, str] = field(default_factory=dict)  # document id -> file name
     pages: dict[str, int] = field(default_factory=dict)  # segment id -> page
     texts: dict[str, str] = field(default_factory=dict)  # segment id -> text
+    rows: dict[str, dict[str, Any]] = field(default_factory=dict)  # segment id -> its `segcite segments` line
     failed: dict[str, str] = field(default_factory=dict)  # file name -> error line
 
     def where(self, segment_id: str) -> tuple[str, int] | None:
@@ -142,6 +157,7 @@ def ingest_all(paths: list[Path], home: Path) -> Workspace:
             row = orjson.loads(line)
             workspace.pages[row["segment_id"]] = row["page_idx"]
             workspace.texts[row["segment_id"]] = row["text"]
+            workspace.rows[row["segment_id"]] = row
     return workspace
 
 
@@ -212,6 +228,9 @@ class Outcome:
     citations: list[tuple[str, int] | None] = field(default_factory=list)
     good_citations: int = 0
     context_documents: list[str] = field(default_factory=list)
+    context_ids: list[str] = field(default_factory=list)
+    answerer_seconds: float | None = None  # extractive_sections alone, on the same context, in this process
+    sections: list[dict[str, Any]] = field(default_factory=list)  # text, status, error: why a citation is there
 
 
 def score(q: Question, payload: dict[str, Any] | None, seconds: float, error: str, ws: Workspace) -> Outcome:
@@ -227,9 +246,17 @@ def score(q: Question, payload: dict[str, Any] | None, seconds: float, error: st
     outcome.segment_recalled = q.answerable and all(
         any(holds(text, alt) for text in on_page for alt in item) for item in q.values
     )
+    outcome.context_ids = metadata.get("context_ids", [])
     outcome.citations = [ws.where(c["segment_id"]) for c in metadata.get("citations", [])]
     outcome.good_citations = sum(on_source(place, q.sources) for place in outcome.citations)
     outcome.correct = holds_all(payload["content"], q.values) if q.answerable else not outcome.citations
+    outcome.sections = [
+        {k: s.get(k) for k in ("text", "source_ids", "citation_status", "citation_error")} for s in metadata["sections"]
+    ]
+    context_rows = [ws.rows[i] for i in metadata.get("context_ids", []) if i in ws.rows]
+    start = time.perf_counter()
+    extractive_sections(q.text, context_rows)
+    outcome.answerer_seconds = time.perf_counter() - start
     return outcome
 
 
@@ -253,6 +280,7 @@ def report(outcomes: list[Outcome], ws: Workspace, verbose: bool) -> dict[str, A
     total_slots = sum(slots.values())
     seconds = sorted(o.seconds for o in outcomes)
     lengths = [len(o.content) for o in answerable if o.content]
+    answerer = sorted(o.answerer_seconds for o in outcomes if o.answerer_seconds is not None)
     summary = {
         "documents_ingested": len(ws.names),
         "documents_failed": ws.failed,
@@ -267,6 +295,8 @@ def report(outcomes: list[Outcome], ws: Workspace, verbose: bool) -> dict[str, A
         "latency_median_s": round(statistics.median(seconds), 3),
         "latency_p90_s": round(seconds[int(0.9 * (len(seconds) - 1))], 3),
         "answer_chars_median": statistics.median(lengths) if lengths else 0,
+        "answerer_ms_median": round(1000 * statistics.median(answerer), 2) if answerer else None,
+        "answerer_ms_max": round(1000 * answerer[-1], 2) if answerer else None,
         "context_share_top3": [
             [name, round(count / total_slots, 3)] for name, count in sorted(slots.items(), key=lambda x: -x[1])[:3]
         ],
@@ -284,10 +314,17 @@ def report(outcomes: list[Outcome], ws: Workspace, verbose: bool) -> dict[str, A
     print(f"citation precision (all):    {percent(*summary['citation_precision'])}   [target >= 90%]")
     print(f"citation precision (answerable questions): {percent(*summary['citation_precision_answerable'])}")
     print(f"'not found' handled:         {summary['not_found_handled'][0]} of {summary['not_found_handled'][1]}")
-    print(
-        f"ask latency:                 median {summary['latency_median_s']:.2f} s, p90 {summary['latency_p90_s']:.2f} s"
-    )
+    if seconds[-1]:  # a replay measures no latency
+        print(
+            f"ask latency:                 median {summary['latency_median_s']:.2f} s, "
+            f"p90 {summary['latency_p90_s']:.2f} s"
+        )
     print(f"answer length (chars):       median {summary['answer_chars_median']}")
+    if answerer:
+        print(
+            f"offline answerer alone:      median {summary['answerer_ms_median']} ms, "
+            f"max {summary['answerer_ms_max']} ms per question"
+        )
     shares = ", ".join(f"{name} {100 * share:.0f}%" for name, share in summary["context_share_top3"])
     print(f"largest shares of context slots: {shares}")
     if summary["errors"]:
@@ -295,17 +332,59 @@ def report(outcomes: list[Outcome], ws: Workspace, verbose: bool) -> dict[str, A
     return summary
 
 
+def ask_all(questions: list[Question], ws: Workspace, home: Path, verbose: bool) -> dict[str, Any]:
+    outcomes = [score(q, *ask(q.text, home), ws) for q in questions]
+    summary = report(outcomes, ws, verbose)
+    rows = [
+        {
+            "id": o.question.id,
+            "correct": o.correct,
+            "recalled": o.recalled,
+            "seconds": round(o.seconds, 3),
+            "content": o.content,
+            "citations": o.citations,
+            "sections": o.sections,
+            "context_ids": o.context_ids,
+            "error": o.error,
+        }
+        for o in outcomes
+    ]
+    return {"summary": summary, "questions": rows}
+
+
+def replay(recorded: Path, question_sets: dict[str, list[Question]], verbose: bool) -> None:
+    """Answer each question again, in this process, on the context a run recorded for it."""
+    data = orjson.loads(recorded.read_bytes())
+    ws = Workspace(names=data["workspace"]["names"], rows=data["workspace"]["rows"])
+    for segment_id, row in ws.rows.items():
+        ws.pages[segment_id], ws.texts[segment_id] = row["page_idx"], row["text"]
+    contexts = {row["id"]: row["context_ids"] for name in question_sets for row in data[name]["questions"]}
+    for name, questions in question_sets.items():
+        print(f"\n== {name}: {len(questions)} questions (replayed on recorded contexts)")
+        outcomes = []
+        for q in questions:
+            context = [ws.rows[i] for i in contexts[q.id]]
+            payload = build_answer(extractive_answer(q.text, context), context=context, workspace=ws.rows)
+            payload["metadata"]["context_ids"] = contexts[q.id]
+            outcomes.append(score(q, payload, 0.0, "", ws))
+        report(outcomes, ws, verbose)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--questions", type=Path, default=REPO / "bench" / "answers_questions.json")
-    parser.add_argument("--out", type=Path, help="write the summary and per-question outcomes as JSON here")
+    parser.add_argument("--questions", type=Path, nargs="+", default=[REPO / "bench" / "answers_questions.json"])
+    parser.add_argument("--out", type=Path, help="write each set's summary and per-question outcomes as JSON here")
     parser.add_argument("--verbose", action="store_true", help="one line per question")
     parser.add_argument("--keep", action="store_true", help="leave the services running and the home in place")
+    parser.add_argument("--replay", type=Path, help="re-answer offline on the contexts this --out file recorded")
     args = parser.parse_args()
+    if args.replay:
+        replay(args.replay, {path.name: load_questions(path) for path in args.questions}, args.verbose)
+        return
     if not (FIXTURES / "docai-real" / "manifest.json").is_file():
         print(f"skipped: the Document AI fixtures are not at {FIXTURES} (they live in ../shared, outside the repo)")
         return
-    questions = load_questions(args.questions)
+    question_sets = {path.name: load_questions(path) for path in args.questions}
     home = Path(tempfile.mkdtemp(prefix="sc-ans-", dir="/tmp"))  # short: unix socket paths are limited
     staging = home / "inputs"
     staging.mkdir()
@@ -313,24 +392,15 @@ def main() -> None:
         start = time.perf_counter()
         ws = ingest_all(fixture_inputs(staging), home)
         print(f"ingest: {len(ws.names)} documents, {len(ws.pages)} segments in {time.perf_counter() - start:.0f} s")
-        for problem in check_question_set(questions, ws):
-            print(f"question set: {problem}")
-        outcomes = [score(q, *ask(q.text, home), ws) for q in questions]
-        summary = report(outcomes, ws, args.verbose)
+        results = {}
+        for name, questions in question_sets.items():
+            print(f"\n== {name}: {len(questions)} questions")
+            for problem in check_question_set(questions, ws):
+                print(f"question set: {problem}")
+            results[name] = ask_all(questions, ws, home, args.verbose)
         if args.out:
-            rows = [
-                {
-                    "id": o.question.id,
-                    "correct": o.correct,
-                    "recalled": o.recalled,
-                    "seconds": round(o.seconds, 3),
-                    "content": o.content,
-                    "citations": o.citations,
-                    "error": o.error,
-                }
-                for o in outcomes
-            ]
-            args.out.write_bytes(orjson.dumps({"summary": summary, "questions": rows}, option=orjson.OPT_INDENT_2))
+            results["workspace"] = {"names": ws.names, "rows": ws.rows}  # what --replay needs
+            args.out.write_bytes(orjson.dumps(results, option=orjson.OPT_INDENT_2))
     finally:
         if not args.keep:
             down = segcite(["down"], home)

@@ -1,13 +1,16 @@
 """The offline `extractive` answerer: copies from the context what a careful reader would, with its segment id.
 
 Deterministic, no model. The candidates are a table's rows, `label: value` lines (a label line and the value
-line under it count as one), short lines, and the sentences of prose. A candidate can answer a part of the
-question (`query.question`) when it holds that part's focus and a value of the kind asked (an amount for "how
-much", a date for "when", a name for "who", something the question does not already say otherwise), and
-when the question's clues it holds, weighted by how rare they are in the context, clear a confidence bar
-(clues elsewhere in its segment or its document count in part). The best candidate of each part becomes a
-section; no candidate at all: one uncited section saying the answer was not found. It answers in the JSON
-`sections` shape of an LLM, so the rest of the pipeline cannot tell the difference.
+line under it count as one), short lines, and the sentences of prose. For each thing the question asks
+(`query.question`), a candidate must hold a value of the kind asked (an amount for "how much", a date for "when",
+a name for "who") that the question does not already state, and the thing asked about (its focus; "the date" or
+"the cost" is answered by the value itself). It is then scored on three counts, each clue weighted by how rare it
+is in the context: the focus it holds, the names of the question it holds (or its segment, or its document:
+"Service B" must be the row, "Company ABC" may be the invoice), and the question's other clues. The best candidate
+of each part that clears a confidence bar becomes a section, cut down to the clause that holds the focus and the
+value when it is a long sentence ("Communicated January 17, 1929"); no candidate at all: one uncited section
+saying the answer was not found. It answers in the JSON `sections` shape of an LLM, so the rest of the pipeline
+cannot tell the difference.
 """
 
 from __future__ import annotations
@@ -21,52 +24,37 @@ from typing import Any
 import orjson
 
 from ingest import Segment
-from query.markers import split_sentences
+from query.candidates import Candidate, candidates_of, label_of
+from query.clause import answering_clause
 from query.model import as_segments
-from query.question import Kind, Part, Question, matches, read_question, stem
-from query.terms import STOPWORDS, content_tokens
+from query.question import Clue, Kind, Part, Question, Words, read_question, words_of
+from query.values import Span, is_money, value_spans
 
 NOT_FOUND = "I could not find an answer to this question in your documents."
-CONFIDENCE_BAR = 0.35  # share of the question's clue weight a candidate must hold; tuned on bench_answers
-# Without a kind of value to look for ("what medication…"), only the words can vouch for a candidate.
-UNTYPED_BAR = 0.51
 MAX_SECTIONS = 3
-IN_SEGMENT, IN_DOCUMENT = 0.6, 0.4  # a clue held by the candidate's segment or document, not by the candidate
-KIND_BONUS = 0.15
-MONEY_BONUS = 0.1  # an amount question prefers "$140.00" or "1.5%" to a bare count
-HEAD_BONUS = 0.1  # it holds the thing asked about, not only the closing verb ("the inventor", not "filed")
+# The three counts a candidate is scored on, and how much each weighs (renormalized over those the question has).
+FOCUS_WEIGHT, NAMES_WEIGHT, CLUES_WEIGHT = 0.5, 0.2, 0.3
+IDENTIFIER_WEIGHT = 0.5  # the names' weight when one of them holds a number
+# A clue or name held by the candidate's segment or document, not by the candidate: worth this much.
+IN_SEGMENT, IN_DOCUMENT = 0.7, 0.5
+CONFIDENCE_BAR = 0.55  # tuned on bench/answers_questions.json, checked on bench/answers_heldout.json
+UNTYPED_BAR = 0.6  # without a kind of value to look for ("what medication…"), only the words can vouch
+LABEL_BONUS = 0.1  # the focus is the value's label ("Tax | $140.00", "DOB: 09/04/1986"), not only in its sentence
+UNIT_BONUS = 0.1  # an amount question prefers "$140.00" or "1.5%" to a bare count, a rate question "10%"
+PERCENT_WORDS = frozenset({"rate", "percentage", "percent"})
+GENERIC_BY_VALUE = 0.75  # a generic focus word ("weight") held by the value only, not written: "17 WGT: 150 lb" wins
+ROLE_WEIGHT = 2.0  # "addressed to": the label "TO:" names the party more surely than the verb does
 LONG_CHARS, LENGTH_PENALTY = 60, 0.0015  # per character past LONG_CHARS: the shorter of two equal answers
 RANK_PENALTY = 0.002  # per place down the context: retrieval's order breaks ties
+SHAPES = (Kind.PHONE, Kind.EMAIL)  # kinds a value's shape alone identifies
 
-_LABEL = re.compile(r"^[^\d|:.!?]{2,60}$")  # "AMOUNT DUE", "Tax", "Date of issue/…": a label with no value
-_DATE = re.compile(
-    r"\b\d{1,4}[/.-]\d{1,2}[/.-]\d{2,4}\b|\b(?:19|20)\d{2}\b|"
-    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|janv|févr|mars|avr|mai|juin|juil|août|sept|déc)[a-zé]*\.?"
-    r"\s+\d{1,2}\b|\b\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)",
-    re.IGNORECASE,
-)
-_AMOUNT = re.compile(r"[$€£¥]\s?\d|\d\s?(?:€|\$|%|eur\b|usd\b)|\d[.,]\d{2}\b", re.IGNORECASE)
-_DURATION = re.compile(
-    r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve)\b\W{0,3}(?:\(\d+\)\s*)?"
-    r"(?:years?|months?|weeks?|days?|hours?)\b",
-    re.IGNORECASE,
-)
-_LABELLED = re.compile(r"^[^:]{1,40}:(?:\s|$)")  # "Phone #: (906) …", "Marital Status:": a line with its label
-_NUMBER = re.compile(r"\d+(?:[.,/-]\d+)*")
-_CAPITALIZED = re.compile(r"\b[A-ZÀ-Ý][\w'’.-]+")
+_WORD = re.compile(r"\w+")
 
 
 @dataclass(frozen=True)
-class Candidate:
-    text: str
-    segment: Segment
-    order: int  # the segment's place in the context
-    labels: str = ""  # text that labels it without being copied: a table's header row
-
-
-@dataclass(frozen=True)
-class Scored:
+class Choice:
     score: float
+    text: str  # what is copied: the candidate, or the clause of it that answers
     candidate: Candidate
 
 
@@ -79,79 +67,16 @@ def extractive_sections(question: str, context: Iterable[Segment | Mapping[str, 
     one uncited `NOT_FOUND` section."""
     segments = as_segments(context)
     asked = read_question(question)
-    candidates = [
-        Candidate(text, s, order, _header(s)) for order, s in enumerate(segments) for text in candidate_texts(s)
-    ]
+    candidates = [candidate for order, s in enumerate(segments) for candidate in candidates_of(s, order)]
     judge = _Judge(asked, segments)
-    chosen: list[Candidate] = []
+    chosen: list[Choice] = []
     for part in asked.parts[:MAX_SECTIONS]:
         best = judge.best(part, candidates)
         if best is not None and all(best.text != c.text for c in chosen):
             chosen.append(best)
     if not chosen:
         return [{"text": NOT_FOUND, "source_ids": []}]
-    return [{"text": c.text, "source_ids": [c.segment.segment_id]} for c in chosen]
-
-
-# --- candidates -------------------------------------------------------------------------------------------
-
-
-def candidate_texts(segment: Segment) -> list[str]:
-    """What could be copied from a segment: table rows (empty cells dropped), `label: value` pairs, lines, and
-    the sentences of prose (lines broken by the layout joined first)."""
-    lines = [" ".join(line.split()) for line in segment.text.splitlines()]
-    lines = [line for line in lines if line]
-    if segment.kind == "table" or (lines and all(" | " in line or line.endswith("|") for line in lines)):
-        return [row for row in (_row(line) for line in lines) if row]
-    texts: list[str] = []
-    for line, below in zip(lines, [*lines[1:], ""], strict=True):
-        if line.endswith(":") and below and not _LABELLED.match(below) and not below.endswith(":") and len(below) <= 80:
-            texts.append(f"{line} {below}")
-        elif _LABEL.match(line) and len(line.split()) <= 8 and _is_value(below):
-            texts.append(f"{line}: {below}")
-    for block in _prose_blocks(lines):
-        if len(block) > 160:
-            texts.extend(block[s:e] for s, e in split_sentences(block))
-        elif not block.endswith(":"):
-            texts.append(block)
-    return texts
-
-
-def _header(segment: Segment) -> str:
-    return segment.text.split("\n", 1)[0] if segment.kind == "table" else ""
-
-
-def _row(line: str) -> str:
-    return " | ".join(cell.strip() for cell in line.split("|") if cell.strip())
-
-
-def _is_value(line: str) -> bool:
-    """A short line with a number and no label of its own: "$148.89", "May 17 2018", "05/07/1965"."""
-    return 0 < len(line) <= 40 and ":" not in line and any(char.isdigit() for char in line)
-
-
-def _prose_blocks(lines: list[str]) -> list[str]:
-    """Lines joined where one runs on into the next: it is about as wide as the widest line of the segment
-    and does not end a sentence or a label (prose wrapped by the page's layout)."""
-    width = max(map(len, lines), default=0)
-    blocks: list[str] = []
-    previous = ""
-    for line in lines:
-        runs_on = (
-            len(previous) >= max(40, 0.6 * width)
-            and not previous.endswith((".", ":", ";", "!", "?"))
-            and not _LABELLED.match(previous)
-            and not _LABELLED.match(line)
-        )
-        if blocks and runs_on:
-            blocks[-1] = f"{blocks[-1]} {line}"
-        else:
-            blocks.append(line)
-        previous = line
-    return blocks
-
-
-# --- judging ----------------------------------------------------------------------------------------------
+    return [{"text": c.text, "source_ids": [c.candidate.segment.segment_id]} for c in chosen]
 
 
 class _Judge:
@@ -159,71 +84,160 @@ class _Judge:
 
     def __init__(self, asked: Question, segments: list[Segment]):
         self.asked = asked
-        self.question_words = {w.casefold() for w in re.findall(r"\w+", asked.text)}
-        self.segment_stems = {s.segment_id: _stems(s.text) for s in segments}
-        self.document_stems: dict[str, set[str]] = {}
+        self.known = {w.casefold() for w in _WORD.findall(asked.text)}
+        self.segment_words = {s.segment_id: words_of(s.text) for s in segments}
+        self.document_words: dict[str, Words] = {}
         for s in segments:
-            self.document_stems.setdefault(s.document_id, set()).update(self.segment_stems[s.segment_id])
+            self.document_words[s.document_id] = _union(
+                self.document_words.get(s.document_id), self.segment_words[s.segment_id]
+            )
         total = len(segments)
-        self.weights = {}
-        for clue, weight in asked.stems.items():
-            frequency = sum(matches(clue, stems) for stems in self.segment_stems.values())
+        self.weights: dict[Clue, float] = {}
+        for clue in asked.clues:
+            frequency = sum(words.holds(clue) for words in self.segment_words.values())
             # rare in the context: telling; unseen: as telling as a clue seen once (the thing asked is not
             # there, or is worded otherwise: the bar decides)
-            self.weights[clue] = weight * math.log(1 + total / (1 + max(frequency, 1)))
+            self.weights[clue] = math.log(1 + total / (1 + max(frequency, 1)))
+        self._words: dict[str, Words] = {}
+        # An identifier ("N. G. C. 7619", "ET-4760") names one thing: the candidate holding it is about it.
+        identifier = any(any(c.isdigit() for c in w) and len(w) > 1 for name in asked.names for w in name)
+        self.names_weight = IDENTIFIER_WEIGHT if identifier else NAMES_WEIGHT
 
-    def best(self, part: Part, candidates: list[Candidate]) -> Candidate | None:
+    def best(self, part: Part, candidates: list[Candidate]) -> Choice | None:
         scored = [s for s in (self.score(part, c) for c in candidates) if s is not None]
         if not scored:
             return None
-        return max(scored, key=lambda s: (s.score, -s.candidate.order)).candidate
+        return max(scored, key=lambda s: (s.score, -s.candidate.order))
 
-    def score(self, part: Part, candidate: Candidate) -> Scored | None:
-        stems = _stems(f"{candidate.text}\n{candidate.labels}")
-        if part.focus and not any(matches(f, stems) for f in part.focus):
+    def score(self, part: Part, candidate: Candidate) -> Choice | None:
+        if not self.asks_here(part, candidate, self.words(f"{candidate.text}\n{candidate.header}")):
             return None
-        if not self.holds_value(candidate.text, part.kind):
+        values = value_spans(part.kind, candidate.text, self.known, {c.word for c in part.focus})
+        if not values:
             return None
-        held = self.coverage(stems, candidate.segment)
-        if held < (CONFIDENCE_BAR if part.kind is not Kind.ANY else UNTYPED_BAR):
+        # a row is copied whole; an untyped answer has no value to cut the sentence to
+        cut = not candidate.row and part.kind is not Kind.ANY
+        text = answering_clause(candidate.text, self.anchors(part, candidate), values) if cut else candidate.text
+        words = self.words(f"{text}\n{candidate.header}")
+        names = self.names_share(candidate, words)
+        if names is None:
+            return None  # nothing the question names is in this candidate's document
+        label = self.words(label_of(text, candidate.row))
+        counts = [(FOCUS_WEIGHT, self.focus_share(part, words, label))]
+        counts += [(self.names_weight, names)] if self.asked.names else []
+        clues = [c for c in self.asked.clues if c not in part.focus]
+        counts += [(CLUES_WEIGHT, self.clues_share(clues, candidate, words))] if clues else []
+        score = sum(w * share for w, share in counts) / sum(w for w, _ in counts)
+        score += LABEL_BONUS if self.labelled(part, label) else 0.0
+        score += UNIT_BONUS if self.in_unit(part, text) else 0.0
+        score -= LENGTH_PENALTY * max(0, len(text) - LONG_CHARS) + RANK_PENALTY * candidate.order
+        if score < (CONFIDENCE_BAR if part.kind is not Kind.ANY else UNTYPED_BAR):
             return None
-        bonus = KIND_BONUS if part.kind is not Kind.ANY else 0.0
-        bonus += MONEY_BONUS if part.kind is Kind.AMOUNT and _AMOUNT.search(candidate.text) else 0.0
-        bonus += HEAD_BONUS if any(matches(h, stems) for h in part.head) else 0.0
-        length = LENGTH_PENALTY * max(0, len(candidate.text) - LONG_CHARS)
-        return Scored(held + bonus - length - RANK_PENALTY * candidate.order, candidate)
+        return Choice(score, text, candidate)
 
-    def coverage(self, stems: set[str], segment: Segment) -> float:
-        """The share of the clues' weight the candidate holds (its segment's and document's clues in part)."""
-        total = sum(self.weights.values())
-        if not total:
-            return 0.0
+    def asks_here(self, part: Part, candidate: Candidate, words: Words) -> bool:
+        """The candidate is about what is asked: it holds a word of the focus that a value cannot stand for (or
+        the role's label); with nothing but such words ("the date", "the cost"), a name or another clue of the
+        question, or a value of a kind its shape tells (a phone number)."""
+        specific = [c for c in part.focus if c.word not in part.generic]
+        if specific:
+            label = self.words(label_of(candidate.text, candidate.row))
+            return any(words.holds(c) for c in specific) or self.has_role(part, label)
+        if any(words.holds(c) for c in part.focus) or part.kind in SHAPES:
+            return True
+        return any(words.holds(c) for c in self.asked.clues)
+
+    def focus_share(self, part: Part, words: Words, label: Words) -> float:
+        """The share of the focus's weight the candidate holds; a generic word ("date") is held in part by the value
+        itself ("17 WGT: 150 lb" is a better weight than "4d LIC #: 0812319684104")."""
+        weights = {c: self.weights[c] for c in part.focus}
         held = 0.0
-        for clue, weight in self.weights.items():
-            if matches(clue, stems):
-                held += weight
-            elif matches(clue, self.segment_stems[segment.segment_id]):
-                held += IN_SEGMENT * weight
-            elif matches(clue, self.document_stems[segment.document_id]):
-                held += IN_DOCUMENT * weight
-        return held / total
+        for clue, weight in weights.items():
+            if words.holds(clue) or (clue.word in part.generic and part.kind in SHAPES):
+                held += weight  # a phone number is a phone number whatever its label says
+            elif clue.word in part.generic:
+                held += GENERIC_BY_VALUE * weight
+        if part.role:
+            role = ROLE_WEIGHT * max(weights.values(), default=1.0)
+            weights[Clue(part.role, frozenset())] = role
+            held += role if self.has_role(part, label) else 0.0
+        total = sum(weights.values())
+        return held / total if total else 1.0
 
-    def holds_value(self, text: str, kind: Kind) -> bool:
-        """The candidate says something of the kind asked that the question does not already say."""
-        if kind in (Kind.AMOUNT, Kind.NUMBER):  # "how much electricity": 61.4 gigawatt hours is an amount too
-            return self._new(_NUMBER.findall(text))
-            return self._new(_NUMBER.findall(text))
-        if kind is Kind.DATE:
-            return self._new(m.group() for m in _DATE.finditer(text))
-        if kind is Kind.DURATION:
-            return _DURATION.search(text) is not None
-        if kind is Kind.NAME:
-            return self._new(m.group().rstrip(".") for m in _CAPITALIZED.finditer(text))
-        return self._new(w for w in re.findall(r"\w+", text) if w.casefold() not in STOPWORDS)
+    def labelled(self, part: Part, label: Words) -> bool:
+        """The value's label names what is asked ("Tax | $140.00", "DOB: 09/04/1986", "TO: John Doe"; "number" does
+        not name a phone number, any number may be labelled so); when the focus is only generic words ("what number
+        should I call"), a label holding another clue counts too ("CUSTOMER SERVICE: 1-800-251-7234")."""
+        telling = [c for c in part.focus if part.kind not in SHAPES or c.word not in part.generic]
+        if any(label.holds(c) for c in telling) or self.has_role(part, label):
+            return True
+        return part.kind in SHAPES and any(label.holds(c) for c in self.asked.clues)
 
-    def _new(self, values: Iterable[str]) -> bool:
-        return any(not set(re.findall(r"\w+", v.casefold())) <= self.question_words for v in values)
+    def in_unit(self, part: Part, text: str) -> bool:
+        """An amount in money or a percentage, a rate as a percentage: "$140.00" rather than a bare count."""
+        if any(c.word in PERCENT_WORDS for c in part.focus):
+            return "%" in text
+        return part.kind is Kind.AMOUNT and is_money(text)
+
+    def has_role(self, part: Part, label: Words) -> bool:
+        return part.role is not None and part.role in label.tokens
+
+    def names_share(self, candidate: Candidate, words: Words) -> float | None:
+        """The mean, over the question's names, of where each is found (candidate 1, segment, document); None when
+        the candidate's document holds none of them."""
+        if not self.asked.names:
+            return 1.0
+        segment = self.segment_words[candidate.segment.segment_id]
+        document = self.document_words[candidate.segment.document_id]
+        if not any(_held(_telling(name), document) for name in self.asked.names):
+            return None
+        places = ((1.0, words), (IN_SEGMENT, segment), (IN_DOCUMENT, document))
+        levels = [max(level * _held(name, held) for level, held in places) for name in self.asked.names]
+        return sum(levels) / len(levels)
+
+    def clues_share(self, clues: list[Clue], candidate: Candidate, words: Words) -> float:
+        segment = self.segment_words[candidate.segment.segment_id]
+        document = self.document_words[candidate.segment.document_id]
+        total = sum(self.weights[c] for c in clues)
+        held = 0.0
+        for clue in clues:
+            if words.holds(clue):
+                held += self.weights[clue]
+            elif segment.holds(clue):
+                held += IN_SEGMENT * self.weights[clue]
+            elif document.holds(clue):
+                held += IN_DOCUMENT * self.weights[clue]
+        return held / total if total else 1.0
+
+    def anchors(self, part: Part, candidate: Candidate) -> list[Span]:
+        """Where the candidate says what is asked: its focus words, else the question's names or clues."""
+        for clues in (part.focus, self.asked.clues):
+            found = ((m.span(), self.words(m.group())) for m in _WORD.finditer(candidate.text))
+            spans = [span for span, words in found if any(words.holds(c) for c in clues)]
+            if spans:
+                return spans
+        return []
+
+    def words(self, text: str) -> Words:
+        if text not in self._words:
+            self._words[text] = words_of(text)
+        return self._words[text]
 
 
-def _stems(text: str) -> set[str]:
-    return {stem(word) for word in content_tokens(text)}
+def _union(a: Words | None, b: Words) -> Words:
+    if a is None:
+        return b
+    return Words(a.stems | b.stems, a.abbreviations | b.abbreviations, a.tokens | b.tokens)
+
+
+def _held(name: tuple[str, ...], words: Words) -> float:
+    """The share of a name's words a text holds ("mexican" is held by "MEXICANO")."""
+    held = sum(w in words.tokens or (len(w) >= 4 and any(t.startswith(w) for t in words.tokens)) for w in name)
+    return held / len(name)
+
+
+def _telling(name: tuple[str, ...]) -> tuple[str, ...]:
+    """The words of a name that can tell a document apart: not a lone letter or digit ("3" of "MX Master 3")."""
+    return tuple(w for w in name if len(w) > 1) or name
+
+

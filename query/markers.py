@@ -22,6 +22,7 @@ _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 _LONGEST_ABBREVIATION = 12  # characters before a period looked at (every abbreviation above is shorter)
 _TAIL_WORD = re.compile(r"""[^\s(\["']*\Z""")
 _PREVIOUS_WORD = re.compile(r"(\S+)\s*\Z")
+_NEXT_INITIAL = re.compile(r"\s+[A-Z]\.(?:\s|$)")
 _INNER_END = re.compile(r"[.!?…。][\"'”’)\]]*\s+\S")  # terminal punctuation with more text after it
 _SPACED_CLUSTER = re.compile(r"\s*" + _CLUSTER.pattern)
 _MARKER_NUMBER = re.compile(r"\d+")
@@ -119,8 +120,11 @@ def _is_abbreviation(text: str, dot: int) -> bool:
         return True
     if len(word) != 1 or not word.isalpha() or not text[word_start].isupper():
         return False
-    # An initial ("J. R. Tolkien", "John F. Kennedy") follows a capitalized word or starts a sentence; a letter
-    # after a lower-case word ends one ("The rating is D. Heating…").
+    # An initial ("J. R. Tolkien", "John F. Kennedy") follows a capitalized word or starts a sentence, or another
+    # initial follows it ("the nebula N. G. C. 7619"); a letter after a lower-case word ends one ("The rating is
+    # D. Heating…").
+    if _NEXT_INITIAL.match(text, dot + 1):
+        return True
     previous = _PREVIOUS_WORD.search(text, max(0, word_start - 40), word_start)
     return previous is None or previous.group(1)[0].isupper() or previous.group(1)[-1] in ".!?…"
 

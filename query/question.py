@@ -1,13 +1,16 @@
-"""What a question asks, as the offline answerer reads it: the kind of value wanted, the thing asked about, and
-whether it asks for several things.
+"""What a question asks, as the offline answerer reads it.
 
-"How much tax was added on the Company ABC invoice?" wants an amount; its focus is "tax" (the first run of
-words that are not question or function words), and its other words ("added", "company", "abc", "invoice")
-say where to look. "What are the subtotal and the tax …?" asks for two things, one part each.
+A question names the kind of value it wants ("how much": an amount, "when": a date, "who": a name, "what phone
+number": a phone number), the thing asked about (its *focus*: "tax" in "How much tax was added on the Company ABC
+invoice?", "filed" in "When was patent US 10,142,938 filed?", "addressed" and the role "to" in "Who is the invoice
+addressed to?"), the *names* that say where to look ("Company ABC", "Service B", "US 10,142,938"), and other
+clues ("invoice"). A word glossed in parentheses ("power (puissance)") is one clue with two spellings. "What are
+the subtotal and the tax …?" asks for two things, one part each.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from enum import Enum
@@ -17,11 +20,21 @@ from query.terms import QUESTION_WORDS, STOPWORDS, content_tokens
 
 class Kind(Enum):
     AMOUNT = "amount"  # money, a percentage, a quantity with decimals
-    NUMBER = "number"  # any digits: counts, account or form numbers
+    NUMBER = "number"  # any digits: counts, measures, account or form numbers
     DATE = "date"
     DURATION = "duration"  # "ten (10) years"
-    NAME = "name"  # who: a capitalized name
+    NAME = "name"  # who, which company, which city: a capitalized name
+    PHONE = "phone"
+    EMAIL = "email"
     ANY = "any"
+
+
+@dataclass(frozen=True)
+class Clue:
+    """One informative word of a question: the stems that count as it (its own, its gloss's, its aliases)."""
+
+    word: str
+    forms: frozenset[str]
 
 
 @dataclass(frozen=True)
@@ -29,101 +42,240 @@ class Part:
     """One thing a question asks for."""
 
     kind: Kind
-    focus: frozenset[str]  # stems of the thing asked about; an answer holds at least one
-    head: frozenset[str] = frozenset()  # the first run of informative words: an answer holding it is better
+    focus: tuple[Clue, ...]  # the thing asked about
+    generic: frozenset[str] = frozenset()  # focus words a value of the kind answers by itself ("date", "cost")
+    role: str | None = None  # "to" of "addressed to": the label of the party asked about ("TO:", "Bill To:")
 
 
 @dataclass(frozen=True)
 class Question:
     text: str
-    stems: dict[str, float]  # every informative stem of the question -> its weight as a clue
+    clues: tuple[Clue, ...]  # every informative word, once, in order
+    names: tuple[tuple[str, ...], ...]  # capitalized runs and identifiers, as case-folded words
     parts: list[Part]
 
 
+@dataclass(frozen=True)
+class Words:
+    """A text as the answerer compares it with a question: its stems, and its short upper-case or dotted words
+    (EXP, ISS, Pat.), which may stand for a longer word of the question."""
+
+    stems: frozenset[str]
+    abbreviations: frozenset[str]
+    tokens: frozenset[str]  # case-folded words, single letters included: names are matched on these
+
+    def holds(self, clue: Clue) -> bool:
+        if clue.forms & self.stems:
+            return True
+        # an abbreviation keeps half its word: EXP for "expir", LIC for "licens" (not "licensor"), "Sec." not "securit"
+        return any(
+            form.startswith(a) and len(form) > len(a) and len(a) >= ABBREVIATION_SHARE * len(form)
+            for form in clue.forms
+            for a in self.abbreviations
+        )
+
+
+ABBREVIATION_SHARE = 0.5
 _WORD = re.compile(r"\w+")
+_ABBREVIATION = re.compile(r"\b([A-Z]{2,4})\b|\b([A-Za-z]{2,4})\.")
+# Suffixes taken off, longest first; a stem keeps at least 3 letters ("date" is "dat", never "d").
+_SUFFIXES = ("ation", "ition", "ment", "ated", "ate", "ing", "ed")
+_PLURAL_KEEPS = ("ss", "us", "is")
 # "and" starts a second part only before a question word or a determiner: "the subtotal and the tax",
 # "how much is due and when is it due", never "license and distribution agreement".
 _SECOND_PART = re.compile(r",?\s+and\s+(?=(?:the|its|their|his|her|what|when|who|where|which|how)\b)", re.IGNORECASE)
-_AMOUNT_WORDS = frozenset(
-    "amount total balance price cost costs tax taxes fee fees charge charges paid pay payment subtotal due "
-    "sum spent owed".split()
-)
-# A form's abbreviation of a word a question uses: the stem of the question word -> stems to look for too.
-ALIASES = {
-    "expir": ("exp",),
-    "birth": ("dob", "naiss", "nacim"),
-    "issue": ("iss",),
-    "numbe": ("no",),
-    "weigh": ("wgt",),
-    "heigh": ("hgt",),
-    "invoi": ("factu",),
-    "licen": ("lic",),
+_GLOSS = re.compile(r"\(([^()]*)\)")
+_POSSESSIVE = re.compile(r"['’]s\b")
+_DO = frozenset("do does did will would can could should must may might shall".split())
+_BE = frozenset("is are was were be been".split())
+_ROLES = frozenset("to from by for".split())
+_PARTICIPLES = frozenset("made paid born won sold bought sent held built given taken done due drawn written".split())
+# A form's abbreviation or another language's word for a question word (stemmed below).
+_ALIASES = {
+    "birth": ("dob", "naissance", "nacimiento"),
+    "number": ("no", "num", "nr"),
+    "weight": ("wgt",),
+    "height": ("hgt",),
+    "invoice": ("facture", "factura"),
     "date": ("fecha", "dob"),
+    "unit": ("quantity", "qty"),
+    "amount": ("amt",),
+    "phone": ("tel",),
 }
+# Per kind, focus words that a value of that kind answers by itself: "date" in "the date of the invoice".
+_GENERIC = {
+    Kind.AMOUNT: "amount cost costs price value sum",
+    Kind.NUMBER: "number numbers count weight height velocity speed temperature rate power distance size length "
+    "volume usage percentage quantity",
+    Kind.DATE: "date day year time",
+    Kind.DURATION: "period duration time",
+    Kind.NAME: "name company person firm organization organisation business individual party",
+    Kind.PHONE: "phone telephone number call fax",
+    Kind.EMAIL: "email mail address",
+}
+_AMOUNT_WORDS = frozenset(
+    "amount total balance price cost costs tax taxes fee fees charge charges paid pay payment subtotal due sum spent "
+    "owed".split()
+)
+_ASKS = [
+    (re.compile(r"\bhow much\b"), Kind.AMOUNT),
+    (re.compile(r"\bhow many\b"), Kind.NUMBER),
+    (re.compile(r"\bhow long\b"), Kind.DURATION),
+    (re.compile(r"\bwhen\b|\b(?:what|which) (?:date|year|day)\b|\buntil\b"), Kind.DATE),
+    (re.compile(r"\b(?:tele)?phone\b|\bcall\b|\bfax\b"), Kind.PHONE),
+    (re.compile(r"\be-?mail\b"), Kind.EMAIL),
+    (re.compile(r"\bwho(?:m|se)?\b"), Kind.NAME),
+    # "which observatory", "which law firm", "what company": a named one
+    (re.compile(r"\bwhich\b|\bwhat (?:" + _GENERIC[Kind.NAME].replace(" ", "|") + r"|city|country|town)\b"), Kind.NAME),
+]
 
 
+@functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """A crude stem: plural `s` off, then the first 5 letters ("invoiced" and "invoice" meet, "laws" and "law",
-    "expire" and "expiration")."""
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+    """A light stemmer: "invoiced"/"invoices" -> "invoic", "shipped"/"shipment" -> "ship", "expiration"/"expire"/
+    "expiry" -> "expir", "communicated"/"communication" -> "communic"; "licensor" and "licensee" stay apart."""
+    word = word.casefold()
+    if any(char.isdigit() for char in word) or len(word) <= 3:
+        return word
+    if word.endswith("ies") and len(word) > 5:
+        word = word[:-3]
+    elif word.endswith("s") and not word.endswith(_PLURAL_KEEPS):
         word = word[:-1]
-    return word[:5]
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouylsz":  # shipp -> ship
+                word = word[:-1]
+            break
+    if len(word) > 3 and word.endswith(("e", "y")) and not word.endswith("ee"):
+        word = word[:-1]
+    return word
+
+
+ALIASES = {stem(word): frozenset(map(stem, aliases)) for word, aliases in _ALIASES.items()}
+
+
+def words_of(text: str) -> Words:
+    abbreviations = {(m.group(1) or m.group(2)).casefold() for m in _ABBREVIATION.finditer(text)}
+    tokens = frozenset(w.casefold() for w in _WORD.findall(text))
+    return Words(frozenset(map(stem, content_tokens(text))), frozenset(abbreviations), tokens)
 
 
 def read_question(text: str) -> Question:
-    stems = dict.fromkeys(map(stem, content_tokens(text)), 1.0)
-    pieces = [p for p in _SECOND_PART.split(text) if content_tokens(p) or _kind_of(p) is not Kind.ANY]
-    parts = [_read_part(piece) for piece in pieces or [text]]
-    return Question(text, stems, parts)
+    glosses = _glosses(text)
+    clues = {}
+    for word in content_tokens(_GLOSS.sub(" ", text)):
+        forms = {stem(word), *ALIASES.get(stem(word), ()), *glosses.get(word, ())}
+        clues.setdefault(word, Clue(word, frozenset(forms)))
+    pieces = [p for p in _SECOND_PART.split(text) if content_tokens(p) or _kind_of(p, []) is not Kind.ANY]
+    names = _names(text)
+    name_words = {w for name in names for w in name}
+    parts = [_read_part(piece, clues, name_words) for piece in pieces or [text]]
+    return Question(text, tuple(clues.values()), names, parts)
 
 
-def _read_part(text: str) -> Part:
-    focus = _focus(text)
-    kind = _kind_of(text, focus)
-    last = [stem(w) for w in content_tokens(text)][-1:]
-    # "When was the paper communicated?", "Who won the cup?": the closing verb names what is asked.
-    return Part(kind, frozenset(focus + last if kind in (Kind.DATE, Kind.NAME) else focus), frozenset(focus))
+def _glosses(text: str) -> dict[str, set[str]]:
+    """"subscribed power (puissance)": each word of the run before the parentheses -> the gloss's stems."""
+    glosses: dict[str, set[str]] = {}
+    for match in _GLOSS.finditer(text):
+        forms = {stem(w) for w in content_tokens(match.group(1))}
+        for word in _last_run(text[: match.start()]):
+            glosses.setdefault(word, set()).update(forms)
+    return glosses
 
 
-def _focus(text: str) -> list[str]:
-    """Stems of the first run of informative words: "payment terms" of "What are the payment terms of …"."""
+def _last_run(text: str) -> list[str]:
     run: list[str] = []
-    for word in _WORD.findall(text.casefold().replace("'s ", " ").replace("’s ", " ")):
+    for word in reversed(_WORD.findall(text.casefold())):
+        if word in STOPWORDS or word in QUESTION_WORDS:
+            break
+        run.append(word)
+    return run
+
+
+def _names(text: str) -> tuple[tuple[str, ...], ...]:
+    """Runs of capitalized words or words with digits ("Company ABC", "Tool A", "N. G. C. 7619", "ET-4760"), not
+    the question's opening word; a lone letter or stopword ("should I call") is no name."""
+    runs: list[list[str]] = []
+    previous_end = -1
+    for i, match in enumerate(_WORD.finditer(text)):
+        word = match.group()
+        capital = (word[:1].isupper() or any(c.isdigit() for c in word)) and not (i == 0 and _is_function(word))
+        joined = previous_end >= 0 and not text[previous_end : match.start()].strip(" .-&,")  # "SCE&G", "N. G."
+        if capital and joined and runs:
+            runs[-1].append(word.casefold())
+        elif capital:
+            runs.append([word.casefold()])
+        previous_end = match.end() if capital else -1
+    return tuple(tuple(run) for run in runs if any(len(w) > 1 and not _is_function(w) for w in run))
+
+
+def _is_function(word: str) -> bool:
+    return word.casefold() in STOPWORDS or word.casefold() in QUESTION_WORDS
+
+
+def _read_part(text: str, clues: dict[str, Clue], name_words: set[str]) -> Part:
+    words = _WORD.findall(_POSSESSIVE.sub("", _GLOSS.sub(" ", text)).casefold())
+    run = _first_run(words, name_words)
+    kind = _kind_of(text, run)
+    generic = frozenset(_GENERIC.get(kind, "").split())
+    closing, role = _closing(text, words)
+    # "When was the paper communicated?", "On what date will it be debited?", "Who is the invoice addressed to?":
+    # the verb names what is asked ("which city does she live in": the city).
+    by_verb = (kind is Kind.DATE and set(run) <= generic) or (kind is Kind.NAME and words[:1] in (["who"], ["whom"]))
+    if closing and (words[:1] == ["when"] or by_verb):
+        focus_words = [closing]
+    else:
+        role = None
+        focus_words = run
+        rest = words[words.index(run[-1]) + 1 :] if run else []
+        if kind is Kind.NAME and run and set(run) <= generic and rest[:1] and rest[0] in _BE:
+            focus_words = _first_run(rest, name_words) or run  # "which company is the licensee": the licensee
+    focus = tuple(clues[w] for w in focus_words if w in clues)
+    return Part(kind, focus, generic & frozenset(focus_words), role)
+
+
+def _first_run(words: list[str], name_words: set[str]) -> list[str]:
+    """The first run of informative words, names left out unless it holds nothing else: "payment terms" of
+    "What are the payment terms of …", "date" of "What is Sally Walker's date of birth?"."""
+    run: list[str] = []
+    for word in words:
         if word in STOPWORDS or word in QUESTION_WORDS:
             if run:
                 break
             continue
         if len(word) > 1 or word.isdigit():
-            run.append(stem(word))
-    return run
+            run.append(word)
+    return [w for w in run if w not in name_words] or run
 
 
-def _kind_of(text: str, focus: list[str] | None = None) -> Kind:
+def _closing(text: str, words: list[str]) -> tuple[str | None, str | None]:
+    """The verb a question ends on ("filed", "expire", "addressed"), and the preposition after it ("to"): after
+    do/will/can… any last word; after is/was… a participle. A capitalized last word is a name, not a verb."""
+    role = words[-1] if words and words[-1] in _ROLES else None
+    tail = words[:-1] if role else words
+    if len(tail) < 3 or _is_function(tail[-1]) or any(c.isdigit() for c in tail[-1]):
+        return None, None
+    last = tail[-1]
+    auxiliaries = [w for w in tail[1:-1] if w in _DO or w in _BE]
+    if not auxiliaries or re.search(rf"\b{re.escape(last)}\b", text) is None:
+        return None, None
+    if auxiliaries[0] in _DO or last.endswith(("ed", "en")) or last in _PARTICIPLES:
+        return last, role
+    return None, None
+
+
+def _kind_of(text: str, run: list[str]) -> Kind:
     asked = text.casefold()
-    focus = _focus(text) if focus is None else focus
-    head = focus[-1] if focus else ""  # "late payment charge": a charge, not a payment
     for pattern, kind in _ASKS:
         if pattern.search(asked):
             return kind
-    if head in _AMOUNT_STEMS:
+    head = run[-1] if run else ""  # "late payment charge": a charge, not a payment
+    if head in _AMOUNT_WORDS:
         return Kind.AMOUNT
-    if "date" in focus:
-        return Kind.DATE
-    if "numbe" in focus:
+    for kind in (Kind.NUMBER, Kind.DATE, Kind.DURATION):
+        if head in _GENERIC[kind].split() or (kind is not Kind.NUMBER and set(run) & set(_GENERIC[kind].split())):
+            return kind
+    if "number" in run:
         return Kind.NUMBER
     return Kind.ANY
-
-
-_ASKS = [
-    (re.compile(r"\bhow much\b"), Kind.AMOUNT),
-    (re.compile(r"\bhow many\b"), Kind.NUMBER),
-    (re.compile(r"\bhow long\b"), Kind.DURATION),
-    (re.compile(r"\bwhen\b|\bwhat (?:date|year|day)\b|\buntil\b"), Kind.DATE),
-    (re.compile(r"\bwho(?:m|se)?\b"), Kind.NAME),
-]
-_AMOUNT_STEMS = frozenset(stem(w) for w in _AMOUNT_WORDS)
-
-
-def matches(clue: str, stems: frozenset[str] | set[str]) -> bool:
-    """The clue, or a form's abbreviation of it, is among the stems."""
-    return clue in stems or any(alias in stems for alias in ALIASES.get(clue, ()))

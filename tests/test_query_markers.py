@@ -35,6 +35,15 @@ def test_abbreviations_initials_and_decimals_do_not_split() -> None:
     ]
 
 
+def test_a_run_of_initials_after_a_lower_case_word_does_not_end_the_sentence() -> None:
+    text = "The first result is +3779 km./sec. for N. G. C. 7619, as expected. The rating is D. Heating is on."
+    assert sentences(text) == [
+        "The first result is +3779 km./sec. for N. G. C. 7619, as expected.",
+        "The rating is D.",
+        "Heating is on.",
+    ]
+
+
 def test_markers_after_the_period_belong_to_the_sentence_before() -> None:
     text = "Paris is the capital. [1] Lyon is smaller. [2][3]"
     assert sentences(text) == ["Paris is the capital. [1]", "Lyon is smaller. [2][3]"]
