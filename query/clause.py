@@ -31,7 +31,7 @@ def answering_clause(text: str, anchors: list[Span], values: list[Span]) -> str:
         start = 0  # the sentence's own beginning: 'This License Agreement (the "Agreement") is made on …'
     start, end = _opened(text, start, end), _closed(text, start, end)
     after = re.match(r"[^,;:()\"“”]*", text[end:]).group()
-    if len(after) <= RUN_ON and (end + len(after) == len(text) or text[end + len(after)] in ",;(\"“"):
+    if len(after) <= RUN_ON and (end + len(after) == len(text) or text[end + len(after)] in ',;("“'):
         end = _closed(text, start, end + len(after))  # to the clause's end: "five (5) year terms"
     return text[start:end].strip(" ,;")
 

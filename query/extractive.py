@@ -239,5 +239,3 @@ def _held(name: tuple[str, ...], words: Words) -> float:
 def _telling(name: tuple[str, ...]) -> tuple[str, ...]:
     """The words of a name that can tell a document apart: not a lone letter or digit ("3" of "MX Master 3")."""
     return tuple(w for w in name if len(w) > 1) or name
-
-

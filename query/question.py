@@ -175,7 +175,7 @@ def read_question(text: str) -> Question:
 
 
 def _glosses(text: str) -> dict[str, set[str]]:
-    """"subscribed power (puissance)": each word of the run before the parentheses -> the gloss's stems."""
+    """ "subscribed power (puissance)": each word of the run before the parentheses -> the gloss's stems."""
     glosses: dict[str, set[str]] = {}
     for match in _GLOSS.finditer(text):
         forms = {stem(w) for w in content_tokens(match.group(1))}

@@ -33,9 +33,7 @@ _PHONE = re.compile(
     r"(?<![\w/.,-])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{2,4}\)\s?|\d{1,4}[\s.-])(?:\d{2,4}[\s.-]){1,3}\d{2,4}\b"
 )
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-_NAME = re.compile(
-    r"(?<![\w'’])[A-ZÀ-Ý][\w'’.&-]*(?:\s+(?:(?:de|la|le|du|van|von|der|di|da)\s+)*[A-ZÀ-Ý][\w'’.&-]*)*"
-)
+_NAME = re.compile(r"(?<![\w'’])[A-ZÀ-Ý][\w'’.&-]*(?:\s+(?:(?:de|la|le|du|van|von|der|di|da)\s+)*[A-ZÀ-Ý][\w'’.&-]*)*")
 _WORD = re.compile(r"\w+")
 
 Span = tuple[int, int]
@@ -67,7 +65,7 @@ def value_spans(kind: Kind, text: str, known: Collection[str], separators: Colle
 
 
 def is_money(text: str) -> bool:
-    """"$140.00", "62,86 €", "1.5%": an amount of money or a rate, not a bare count."""
+    """ "$140.00", "62,86 €", "1.5%": an amount of money or a rate, not a bare count."""
     return _MONEY.search(text) is not None
 
 
