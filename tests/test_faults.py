@@ -567,6 +567,30 @@ def test_broker_restart_during_a_batch(env: FaultEnv) -> None:
         env.stop_workers()
 
 
+def test_a_transient_error_while_the_broker_is_down_is_retried_once_it_is_back(
+    env: FaultEnv, fake_llm: FakeOpenAI
+) -> None:
+    """The answer's cache write fails because Redis (the broker too) is down: the retry cannot be enqueued
+    then, and Celery's answer to that is to reject the message without requeueing it, which lost the answer.
+    The task waits for the broker and enqueues its retry then."""
+    fake_llm.delay = 1.5  # the broker goes away while the model thinks
+    fake_llm.replies.extend([(200, FakeOpenAI.completion('{"sections": [{"text": "Answer.", "source_ids": []}]}'))] * 2)
+    env.worker(SEGCITE_LLM_PROVIDER="openai", OPENAI_BASE_URL=fake_llm.url, OPENAI_API_KEY="sk-x" * 4)
+    try:
+        conversation = env.store.create_conversation(str(uuid.uuid4()))
+        question = env.store.create_message(conversation, "user", "Anything?")
+        answer = env.store.create_message(conversation, "assistant", "", reply_to=question.id)
+        env.send("segcite.answer_message", answer.id)
+        wait_until(lambda: len(fake_llm.requests) >= 1, timeout=30, what="the LLM call")
+        stop_redis(env.home)
+        time.sleep(6)  # longer than the model's answer and redis-py's own reconnect attempts
+        start_redis(env.home)
+        message = env.wait_message(answer.id, timeout=60)
+        assert (message.status, message.content) == ("done", "Answer.")
+    finally:
+        env.stop_workers()
+
+
 # 4 ---------------------------------------------------------------------------------------------------------
 
 

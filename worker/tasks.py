@@ -8,10 +8,11 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import time
 from typing import Any, ClassVar
 
 from celery import Task
-from celery.exceptions import SoftTimeLimitExceeded
+from celery.exceptions import Reject, SoftTimeLimitExceeded
 from celery.signals import worker_process_shutdown, worker_ready
 
 from worker import answers, documents
@@ -23,6 +24,8 @@ from worker.stores.rows import DOCUMENT_UNFINISHED, MESSAGE_UNFINISHED, Document
 log = logging.getLogger(__name__)
 RETRY_BACKOFF_MAX = 60  # seconds: backoff is 1, 2, 4… s (full jitter), capped here
 RECORD_FAILURE_RETRIES = 2000  # about a day at the backoff cap; after that, reconcile on start takes over
+BROKER_WAIT = 120.0  # seconds a task waits for the broker to take its retry (see `RowTask.retry`)
+BROKER_POLL = 2.0
 
 
 class RowTask(Task):
@@ -65,6 +68,20 @@ class RowTask(Task):
             return self.give_up(rt, object_id, f"gave up after {self.max_retries} retries: {type(exc).__name__}: {exc}")
         rt.deliveries.forget(self.kind, object_id)
         return result
+
+    def retry(self, *args: Any, **kwargs: Any) -> Any:
+        """Celery's retry, waiting up to BROKER_WAIT for the broker to take the retry message. A transient
+        error is often the broker itself going away (Redis is the broker and holds our keys); Celery answers a
+        retry it cannot publish by rejecting the message without requeueing it, which loses the work."""
+        deadline = time.monotonic() + BROKER_WAIT
+        while True:
+            try:
+                return super().retry(*args, **kwargs)
+            except Reject as rejected:  # raised only when publishing the retry failed
+                if time.monotonic() > deadline:
+                    raise
+                log.warning("%s: cannot enqueue the retry yet (%s); waiting for the broker", self.name, rejected.reason)
+                time.sleep(BROKER_POLL)
 
     def give_up(self, rt: Runtime, object_id: str, error: str) -> dict[str, Any]:
         """The work is over and failed: record that on the row. If the database is down too (the usual reason a
