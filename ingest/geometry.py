@@ -14,22 +14,6 @@ Extent = tuple[float, float, float, float]  # min x, min y, max x, max y
 # and both inputs give the same box to the last decimal.
 _FLOAT32 = struct.Struct("<4f")
 
-# BBox is a frozen dataclass (callers use `dataclasses.asdict` on it), whose generated `__init__` sets each
-# field through `object.__setattr__`; ingest builds one per line, row and paragraph, so it fills the slots
-# directly, at half the cost. The result is an ordinary BBox (equality, hash, repr, asdict).
-_NEW = object.__new__
-_SET_X0, _SET_Y0, _SET_X1, _SET_Y1 = (BBox.__dict__[name].__set__ for name in ("x0", "y0", "x1", "y1"))
-
-
-def new_bbox(x0: float, y0: float, x1: float, y1: float) -> BBox:
-    made = _NEW(BBox)
-    _SET_X0(made, x0)
-    _SET_Y0(made, y0)
-    _SET_X1(made, x1)
-    _SET_Y1(made, y1)
-    return made
-
-
 def box(x0: float, y0: float, x1: float, y1: float) -> BBox:
     """A BBox clamped to 0..1, as float32 values rounded to 6 decimals."""
     if not (0.0 <= x0 <= x1 <= 1.0 and 0.0 <= y0 <= y1 <= 1.0):
@@ -37,7 +21,7 @@ def box(x0: float, y0: float, x1: float, y1: float) -> BBox:
     x0, y0, x1, y1 = _FLOAT32.unpack(_FLOAT32.pack(x0, y0, x1, y1))
     # `round(v * 1e6) / 1e6` equals `round(v, 6)` for a float32 `v` (the product is exact in float64, both
     # round half to even), at a fifth of the cost.
-    return new_bbox(round(x0 * 1e6) / 1e6, round(y0 * 1e6) / 1e6, round(x1 * 1e6) / 1e6, round(y1 * 1e6) / 1e6)
+    return BBox(round(x0 * 1e6) / 1e6, round(y0 * 1e6) / 1e6, round(x1 * 1e6) / 1e6, round(y1 * 1e6) / 1e6)
 
 
 def _clamp(value: float) -> float:
@@ -103,4 +87,4 @@ def union(boxes: list[BBox | None]) -> BBox | None:
             x1 = other.x1
         if other.y1 > y1:
             y1 = other.y1
-    return new_bbox(x0, y0, x1, y1)
+    return BBox(x0, y0, x1, y1)
