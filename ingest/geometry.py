@@ -14,6 +14,7 @@ Extent = tuple[float, float, float, float]  # min x, min y, max x, max y
 # and both inputs give the same box to the last decimal.
 _FLOAT32 = struct.Struct("<4f")
 
+
 def box(x0: float, y0: float, x1: float, y1: float) -> BBox:
     """A BBox clamped to 0..1, as float32 values rounded to 6 decimals."""
     if not (0.0 <= x0 <= x1 <= 1.0 and 0.0 <= y0 <= y1 <= 1.0):

@@ -8,23 +8,29 @@ from ingest.anchors import AnchoredText, Cuts, Run, anchor_runs
 from ingest.geometry import cells_box, layout_box, union
 from ingest.load import Shard
 from ingest.model import BBox, Line, SegmentKind
-from ingest.pieces import Piece
+from ingest.pieces import Piece, SegmentList, merge_pieces
 from ingest.schema import ELEMENTS, Element, Page
 from ingest.schema import Table as TableStruct
 from ingest.split import split_spans
 from ingest.tables import Row, Table, render_row, table_pieces
 
 
-def shard_pieces(shard: Shard, max_chars: int) -> list[Piece]:
-    pieces: list[Piece] = []
+def add_shard(shard: Shard, max_chars: int, out: SegmentList) -> None:
+    """The segments of a shard's pages, page by page (pieces never merge across pages)."""
     page_boxes = PageBoxes()
+    text, offset = shard.doc.text, shard.text_offset
     for number, page in enumerate(shard.doc.pages, start=1):
         page_idx = (page.pageNumber or page.page_number or number) - 1
         if page.paragraphs or page.lines or page.tables or len(page.blocks):
-            pieces.extend(PageReader(page, page_idx, shard, max_chars).pieces())
-        else:  # OCR that kept only each page's own layout: its text is read from the page anchor
-            pieces.extend(anchor_pieces(page, page_idx, shard, None, page_boxes, max_chars))
-    return pieces
+            out.add_groups(merge_pieces(PageReader(page, page_idx, shard, max_chars).pieces(), max_chars))
+            continue
+        # OCR that kept only each page's own layout: its text is read from the page anchor.
+        runs = anchor_runs(page.layout, shard, page_idx)
+        if len(runs) == 1:  # the usual case: whole lines of the shard's text, cut in place
+            spans = split_spans(text, max_chars, runs[0][0], runs[0][1], whole_lines=True)
+            out.add_spans(page_idx, text, spans, offset, page_boxes.of(page))
+        elif runs:
+            out.add_groups([[piece] for piece in anchor_pieces(page, page_idx, shard, None, page_boxes, max_chars)])
 
 
 class PageBoxes:

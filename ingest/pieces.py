@@ -51,8 +51,31 @@ def merge_pieces(pieces: Sequence[Piece], max_chars: int) -> list[list[Piece]]:
     return groups
 
 
-def to_segments(groups: list[list[Piece]], document_id: str) -> list[Segment]:
-    return [_segment(group, document_id, index) for index, group in enumerate(groups)]
+class SegmentList:
+    """A document's segments as they are made, numbered in reading order."""
+
+    def __init__(self, document_id: str):
+        self.document_id = document_id
+        self.segments: list[Segment] = []
+
+    def add_groups(self, groups: list[list[Piece]]) -> None:
+        """One segment per group of merged pieces."""
+        segments, document_id = self.segments, self.document_id
+        for group in groups:
+            segments.append(_segment(group, document_id, len(segments)))
+
+    def add_spans(self, page_idx: int, text: str, spans: list[tuple[int, int]], offset: int, bbox: BBox | None) -> None:
+        """One `text` segment per span of `text` (global offsets = span + `offset`), all boxed by `bbox`: a page
+        read from its anchor, made without pieces (a shard of page anchors has little else to do; design §3 asks
+        for the speed of `orjson.loads` there)."""
+        document_id, segments = self.document_id, self.segments
+        first = len(segments)
+        segments.extend(
+            [
+                Segment(document_id, first + n, page_idx, "text", text[a:b], a + offset, b + offset, bbox, None)
+                for n, (a, b) in enumerate(spans)
+            ]
+        )
 
 
 def _segment(group: list[Piece], document_id: str, index: int) -> Segment:

@@ -9,8 +9,8 @@ from ingest.anchors import AnchoredText
 from ingest.layout_parser import layout_pieces
 from ingest.load import LoadedDocument, load_document
 from ingest.model import InvalidDocument, Segment
-from ingest.pages import shard_pieces
-from ingest.pieces import Piece, merge_pieces, to_segments
+from ingest.pages import add_shard
+from ingest.pieces import Piece, SegmentList, merge_pieces
 from ingest.split import split_spans
 
 
@@ -26,20 +26,21 @@ def build_segments(
     if max_chars < 20:
         raise ValueError("max_chars must be at least 20")
     loaded = load_document(docai, names)
+    out = SegmentList(document_id)
     if loaded.layout is not None:
         pieces = layout_pieces(loaded.layout, max_chars)
         if not pieces:
             raise InvalidDocument(f"{loaded.where}the Layout Parser output holds no text (no text in its blocks)")
-        return to_segments(merge_pieces(pieces, max_chars), document_id)
-    groups: list[list[Piece]] = []
+        out.add_groups(merge_pieces(pieces, max_chars))
+        return out.segments
     for shard in loaded.shards:
-        groups.extend(merge_pieces(shard_pieces(shard, max_chars), max_chars))
-    if not groups:
+        add_shard(shard, max_chars, out)
+    if not out.segments:
         # A document whose text is not empty is never refused for lack of layout (design §3).
-        groups = [[piece] for piece in _text_pieces(loaded, max_chars)]
-    if not groups:
+        out.add_groups([[piece] for piece in _text_pieces(loaded, max_chars)])
+    if not out.segments:
         raise InvalidDocument(f"{loaded.where}the document holds no text (a scanned page without OCR?)")
-    return to_segments(groups, document_id)
+    return out.segments
 
 
 def _text_pieces(loaded: LoadedDocument, max_chars: int) -> list[Piece]:
