@@ -647,7 +647,7 @@ def highlight(document_files: tuple[Path, ...], answer_file: Path, document_id: 
         click.echo(str(path))
 
 
-DEMO_DOCUMENT = Path(__file__).resolve().parent / "demo" / "harbor_point_report.json"
+DEMO_DOCUMENT = Path(__file__).resolve().parent.parent / "demo" / "harbor_point_report.json"
 DEMO_QUESTION = "How much electricity did the solar farm generate in 2025?"
 
 
@@ -677,7 +677,3 @@ def demo(keep: bool) -> None:
         if stop_after:
             for line in stop_all(settings):
                 click.echo(line, err=True)
-
-
-if __name__ == "__main__":
-    main()
