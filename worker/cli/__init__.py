@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import math
 import os
 import sys
 from collections.abc import Iterator
@@ -11,8 +10,9 @@ from pathlib import Path
 
 import click
 
-from worker.embedded import EmbeddedServiceError, Services, effective_urls, resolve_services
-from worker.errors import PermanentError
+from worker.cli.errors import INTERRUPTED, SegciteGroup, UserError
+from worker.cli.options import SECONDS, workspace_option
+from worker.embedded import Services, effective_urls, resolve_services
 from worker.processes import (
     Up,
     child_env,
@@ -23,88 +23,7 @@ from worker.processes import (
     worker_argv,
     worker_pidfile,
 )
-from worker.settings import Settings, SettingsError, load_settings
-
-INTERRUPTED = 130  # the shell's exit status for Ctrl-C
-
-
-class UserError(click.ClickException):
-    """An error a user can act on: printed as one line, exit 2."""
-
-    exit_code = 2
-
-    def show(self, file=None) -> None:
-        click.echo(f"error: {self.format_message()}", err=True)
-
-
-def _one_line_usage(exc: click.UsageError) -> UserError:
-    """click's usage errors print the usage, a hint and the error on four lines: one line instead."""
-    where = f" (see `{exc.ctx.command_path} --help`)" if exc.ctx is not None else ""
-    return UserError(exc.format_message().splitlines()[0] + where)
-
-
-class SegciteGroup(click.Group):
-    """Turns the errors a user can act on into one line; anything else still prints one line."""
-
-    def make_context(self, info_name, args, parent=None, **extra) -> click.Context:
-        try:
-            return super().make_context(info_name, args, parent, **extra)
-        except click.exceptions.NoArgsIsHelpError:
-            raise
-        except click.UsageError as exc:
-            raise _one_line_usage(exc) from None
-
-    def invoke(self, ctx: click.Context):
-        try:
-            return super().invoke(ctx)
-        except click.exceptions.NoArgsIsHelpError:
-            raise
-        except click.UsageError as exc:
-            raise _one_line_usage(exc) from None
-        except (click.ClickException, click.exceptions.Exit, click.Abort, KeyboardInterrupt, BrokenPipeError):
-            raise  # click's own handling (a closed pipe, as in `segcite config | head`, ends quietly)
-        except (SettingsError, EmbeddedServiceError, PermanentError) as exc:
-            raise UserError(str(exc)) from None
-        except Exception as exc:  # last resort: one line, without the library's class names
-            if os.environ.get("SEGCITE_DEBUG"):
-                raise
-            lines = [line for line in str(exc).splitlines() if line.strip()]
-            reason = lines[0] if lines else "an unexpected error"
-            click.echo(f"error: {reason} (SEGCITE_DEBUG=1 shows the traceback)", err=True)
-            sys.exit(1)
-
-
-class Seconds(click.ParamType):
-    """A timeout: a finite number of seconds above 0."""
-
-    name = "SECONDS"
-
-    def convert(self, value, param, ctx) -> float:
-        try:
-            seconds = float(value)
-        except (TypeError, ValueError):
-            self.fail(f"{value!r} is not a number of seconds", param, ctx)
-        if not (math.isfinite(seconds) and seconds > 0):
-            self.fail(f"must be a number of seconds above 0, got {value}", param, ctx)
-        return seconds
-
-
-SECONDS = Seconds()
-
-
-def _workspace(ctx: click.Context, param: click.Parameter, value: str) -> str:
-    from worker.app_actions import workspace_id
-
-    try:
-        workspace_id(value)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), ctx, param) from None
-    return value
-
-
-workspace_option = click.option(
-    "--workspace", default="default", show_default=True, callback=_workspace, help="Workspace UUID or name."
-)
+from worker.settings import Settings, load_settings
 
 
 def _settings() -> Settings:
