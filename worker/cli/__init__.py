@@ -2,57 +2,18 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import click
 
+from worker.cli import services
 from worker.cli.errors import INTERRUPTED, SegciteGroup, UserError
 from worker.cli.options import SECONDS, workspace_option
-from worker.embedded import Services, effective_urls, resolve_services
-from worker.processes import (
-    Up,
-    child_env,
-    database_up,
-    ensure_up,
-    running_pid,
-    stop_all,
-    worker_argv,
-    worker_pidfile,
-)
+from worker.cli.services import announce, open_store
+from worker.embedded import Services, effective_urls
+from worker.processes import database_up, ensure_up, running_pid, stop_all, worker_pidfile
 from worker.settings import Settings, load_settings
-
-
-def _settings() -> Settings:
-    return load_settings()
-
-
-def _services(settings: Settings) -> Services:
-    return resolve_services(settings, start=True)
-
-
-def _announce(up: Up, settings: Settings) -> None:
-    """Say on stderr which embedded services a command started: they outlive it."""
-    from worker.cli_text import started_line
-
-    if up.started:
-        click.echo(started_line(up.started, settings.home, up.worker_pid), err=True)
-
-
-@contextlib.contextmanager
-def _store(settings: Settings, services: Services) -> Iterator:
-    """The configured store, closed on the way out whatever happens (an open pool left to the interpreter's
-    exit prints a traceback from its threads)."""
-    from worker.stores import make_store
-
-    store = make_store(settings, services.database_url, max_size=2)
-    try:
-        yield store
-    finally:
-        store.close()
 
 
 @click.group(cls=SegciteGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -97,7 +58,7 @@ def segments(files: tuple[Path, ...], document_id: str, max_chars: int | None) -
 
     from ingest import InvalidDocument, build_segments
 
-    limit = max_chars or _settings().segcite_max_chars
+    limit = max_chars or load_settings().segcite_max_chars
     try:
         blobs, names = _read_inputs(files)
         built = build_segments(blobs, document_id, max_chars=limit, names=names)
@@ -170,7 +131,7 @@ def cite(segments_file: Path, answer_file: Path, context_file: Path | None) -> N
 @main.command()
 def config() -> None:
     """Print the effective settings (secrets masked)."""
-    settings = _settings()
+    settings = load_settings()
     effective = effective_urls(settings)  # what runs in place of a URL that is not set
     for name, value in settings.masked().items():
         if name in effective:
@@ -178,69 +139,6 @@ def config() -> None:
             click.echo(f"{name}={url}  # {note}")
         else:
             click.echo(f"{name}={value}")
-
-
-@main.group()
-def db() -> None:
-    """Database commands."""
-
-
-@db.command("migrate")
-def db_migrate() -> None:
-    """Apply the SQL migrations (idempotent)."""
-    from worker.migrate import apply_migrations
-
-    services = _services(_settings())
-    applied = apply_migrations(services.database_url)
-    click.echo(f"applied {len(applied)} migration(s)" + (f": {', '.join(applied)}" if applied else ""))
-
-
-@main.command()
-@click.option("-Q", "--queues", default="ingest,query", show_default=True, help="Queues to consume.")
-@click.option("-c", "--concurrency", type=click.IntRange(1, 64), default=None, help="Worker processes.")
-@click.option("-l", "--loglevel", default="INFO", show_default=True)
-def worker(queues: str, concurrency: int | None, loglevel: str) -> None:
-    """Run a Celery worker (embedded services are started when no URL is configured)."""
-    from worker.migrate import apply_migrations
-    from worker.objects import make_object_store
-
-    settings = _settings()
-    make_object_store(settings)  # R2 half configured: one line now, rather than every ingest failing later
-    services = _services(settings)
-    apply_migrations(services.database_url)
-    os.execve(sys.executable, worker_argv(queues, concurrency, loglevel), child_env(services))
-
-
-@main.command()
-@click.option("--port", type=click.IntRange(1, 65535), default=None, help="Default: FLOWER_PORT.")
-@click.option("--no-auth", is_flag=True, help="Start without FLOWER_BASIC_AUTH; Flower then listens on 127.0.0.1 only.")
-def flower(port: int | None, no_auth: bool) -> None:
-    """Run Flower, Celery's monitor: basic auth from FLOWER_BASIC_AUTH, on 127.0.0.1 unless FLOWER_ADDRESS."""
-    from worker.flower import plan_flower
-
-    settings = _settings()
-    plan = plan_flower(settings, port, no_auth)
-    if plan.warning:
-        click.echo(f"warning: {plan.warning}", err=True)
-    os.execve(sys.executable, plan.argv(), plan.environment(child_env(_services(settings))))
-
-
-@main.command()
-def up() -> None:
-    """Start the embedded services and a worker in the background."""
-    settings = _settings()
-    services = ensure_up(settings).services
-    pid = running_pid(worker_pidfile(settings))
-    click.echo(f"redis:    {services.redis_url}")
-    click.echo(f"postgres: {services.database_url}")
-    click.echo("worker:   " + (f"pid {pid}, log {settings.home / 'worker.log'}" if pid else "not managed here"))
-
-
-@main.command()
-def down() -> None:
-    """Stop the background worker and the embedded services."""
-    for line in stop_all(_settings()):
-        click.echo(line)
 
 
 def _ingest_paths(
@@ -259,7 +157,7 @@ def _ingest_paths(
 
     ws = workspace_id(workspace)
     objects = make_object_store(settings)
-    with _store(settings, services) as store:
+    with open_store(settings, services) as store:
         # fixed_ids: the same file gets the same document id, so the demo run twice replaces, never duplicates.
         uploads = [
             upload(store, objects, ws, p, workspace_id(f"{ws}/{p.name}") if fixed_ids else None, force=force)
@@ -323,9 +221,9 @@ def ingest(files: tuple[Path, ...], workspace: str, force: bool, timeout: float)
     for path in paths:
         if path.is_dir():
             shard_paths(path)  # a folder without JSON is refused before anything starts
-    settings = _settings()
+    settings = load_settings()
     up = ensure_up(settings)
-    _announce(up, settings)
+    announce(up, settings)
     if not _ingest_paths(settings, up.services, paths, workspace, timeout, force=force):
         sys.exit(1)
 
@@ -341,10 +239,10 @@ def documents(workspace: str, include_deleted: bool, as_json: bool) -> None:
     from worker.app_actions import workspace_id
     from worker.cli_text import document_json, documents_table
 
-    settings = _settings()
+    settings = load_settings()
     up = database_up(settings)
-    _announce(up, settings)
-    with _store(settings, up.services) as store:
+    announce(up, settings)
+    with open_store(settings, up.services) as store:
         rows = store.documents(workspace_id(workspace), include_deleted=include_deleted)
     if as_json:
         sys.stdout.buffer.write(orjson.dumps([document_json(r) for r in rows], option=orjson.OPT_INDENT_2) + b"\n")
@@ -369,10 +267,10 @@ def _uuid(ctx: click.Context, param: click.Parameter, value: str) -> str:
 @click.option("--timeout", type=SECONDS, default=300, show_default=True, help="Seconds to wait for the delete.")
 def delete(document_id: str, timeout: float) -> None:
     """Delete a document: its segments and chunks go, its row says `deleted`."""
-    settings = _settings()
+    settings = load_settings()
     up = ensure_up(settings)
-    _announce(up, settings)
-    with _store(settings, up.services) as store:
+    announce(up, settings)
+    with open_store(settings, up.services) as store:
         row = store.get_document(document_id)
     if row is None:
         raise UserError(f"no document {document_id} (`segcite documents` lists them)")
@@ -445,7 +343,7 @@ def _ask(
     from worker.app_actions import MESSAGE_DONE, WaitTimeout, ask, wait_for, workspace_id
     from worker.cli_text import answer_timeout_line
 
-    with _store(settings, services) as store:
+    with open_store(settings, services) as store:
         workspace = workspace_id(workspace)
         conversation = store.create_conversation(workspace)
         streamed = stream and _follow_answer(store, services, (workspace, conversation), question, timeout)
@@ -513,9 +411,9 @@ def ask_command(question: str, workspace: str, as_json: bool, timeout: float, st
         raise UserError("the question is empty")
     if stream and as_json:
         raise UserError("--stream prints the answer as it comes; --json prints the payload once it is done")
-    settings = _settings()
+    settings = load_settings()
     up = ensure_up(settings)
-    _announce(up, settings)
+    announce(up, settings)
     if not _ask(settings, up.services, question, workspace, as_json, timeout, stream):
         sys.exit(1)
 
@@ -576,7 +474,7 @@ def demo(keep: bool) -> None:
     """Embedded services + worker, ingest a sample report, ask one question, print the cited answer."""
     from worker.cli_text import DEMO_ANSWERER_NOTE, STOP_HINT
 
-    settings = _settings()
+    settings = load_settings()
     starting = not settings.redis_url and running_pid(worker_pidfile(settings)) is None
     stop_after = starting and not keep
     if starting:
@@ -596,3 +494,7 @@ def demo(keep: bool) -> None:
         if stop_after:
             for line in stop_all(settings):
                 click.echo(line, err=True)
+
+
+for command in (services.db, services.worker, services.flower, services.up, services.down):
+    main.add_command(command)
