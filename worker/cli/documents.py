@@ -1,0 +1,189 @@
+"""The commands on a workspace's documents: ingest (upload, then follow each to its end), documents, delete."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from worker.cli.errors import INTERRUPTED, UserError
+from worker.cli.options import SECONDS, workspace_option
+from worker.cli.services import announce, open_store
+from worker.embedded import Services
+from worker.processes import database_up, ensure_up
+from worker.settings import Settings, load_settings
+
+if TYPE_CHECKING:
+    from worker.app_actions import Upload
+    from worker.objects import ObjectStore
+    from worker.stores import Store
+    from worker.stores.rows import DocumentRow
+
+
+def ingest_paths(
+    settings: Settings,
+    services: Services,
+    paths: list[Path],
+    workspace: str,
+    timeout: float,
+    *,
+    force: bool = False,
+    fixed_ids: bool = False,
+) -> bool:
+    """Upload each path (once per content in the workspace), then follow each ingest to its end."""
+    from worker.app_actions import upload, workspace_id
+    from worker.objects import make_object_store
+
+    ws = workspace_id(workspace)
+    objects = make_object_store(settings)
+    with open_store(settings, services) as store:
+        # fixed_ids: the same file gets the same document id, so the demo run twice replaces, never duplicates.
+        uploads = [
+            upload(store, objects, ws, p, workspace_id(f"{ws}/{p.name}") if fixed_ids else None, force=force)
+            for p in paths
+        ]
+        try:
+            return all([_follow(store, objects, item, timeout, workspace) for item in uploads])
+        except KeyboardInterrupt:
+            click.echo(
+                "\nstopped waiting; the ingest goes on in the background: "
+                f"`segcite documents --workspace {workspace}` shows where it stands",
+                err=True,
+            )
+            sys.exit(INTERRUPTED)
+
+
+def _follow(store: Store, objects: ObjectStore, item: Upload, timeout: float, workspace: str) -> bool:
+    """Say what became of one upload, show its progress until it is done, and print its outcome."""
+    from worker.app_actions import DOCUMENT_DONE, WaitTimeout, wait_for
+    from worker.cli_text import ingested_line, progress_line, timeout_line, upload_note
+
+    name, document = item.name, item.document
+    said = upload_note(item)
+    if said:
+        click.echo(f"{name}: {said}", err=True)
+    shown: list[str] = []
+
+    def show(row: DocumentRow) -> None:
+        line = progress_line(row)
+        if row.status not in DOCUMENT_DONE and line not in shown[-1:]:
+            shown.append(line)
+            click.echo(f"{name}: {line}", err=True)
+
+    try:
+        row = wait_for(lambda: store.get_document(document.id), lambda r: r.status in DOCUMENT_DONE, timeout, show)
+    except WaitTimeout as exc:
+        click.echo(f"error: {timeout_line(name, exc.last, timeout, workspace)}", err=True)
+        return False
+    if row.status == "ingested":
+        click.echo(ingested_line(name, row))
+        return True
+    if item.queued and row.status == "failed" and row.docai_raw_r2_key:
+        objects.delete(row.docai_raw_r2_key)  # a refused upload leaves no JSON behind (we stored it)
+    click.echo(f"{name}: {row.status}: {row.error or 'no reason given'} (document {row.id})", err=True)
+    return False
+
+
+@click.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@workspace_option
+@click.option("--force", is_flag=True, help="Ingest again a file whose content the workspace already holds.")
+@click.option("--timeout", type=SECONDS, default=600, show_default=True, help="Seconds to wait per document.")
+def ingest(files: tuple[Path, ...], workspace: str, force: bool, timeout: float) -> None:
+    """Upload Document AI JSON files (a folder = one document's shards) and wait until they are ingested.
+
+    The same content in the same workspace is one document: uploading it again reuses it, and --force
+    ingests it again in place (same document id, its segments and chunks rebuilt)."""
+    from worker.app_actions import shard_paths
+
+    paths = list(files)
+    for path in paths:
+        if path.is_dir():
+            shard_paths(path)  # a folder without JSON is refused before anything starts
+    settings = load_settings()
+    up = ensure_up(settings)
+    announce(up, settings)
+    if not ingest_paths(settings, up.services, paths, workspace, timeout, force=force):
+        sys.exit(1)
+
+
+@click.command()
+@workspace_option
+@click.option("--all", "include_deleted", is_flag=True, help="Include deleted documents.")
+@click.option("--json", "as_json", is_flag=True, help="Print the documents as a JSON array.")
+def documents(workspace: str, include_deleted: bool, as_json: bool) -> None:
+    """List a workspace's documents: id, file, status, pages, segments, last update."""
+    import orjson
+
+    from worker.app_actions import workspace_id
+    from worker.cli_text import document_json, documents_table
+
+    settings = load_settings()
+    up = database_up(settings)
+    announce(up, settings)
+    with open_store(settings, up.services) as store:
+        rows = store.documents(workspace_id(workspace), include_deleted=include_deleted)
+    if as_json:
+        sys.stdout.buffer.write(orjson.dumps([document_json(r) for r in rows], option=orjson.OPT_INDENT_2) + b"\n")
+    elif not rows:
+        click.echo(f"no documents in workspace {workspace}", err=True)
+    else:
+        for line in documents_table(rows):
+            click.echo(line)
+
+
+def _uuid(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    import uuid
+
+    try:
+        return str(uuid.UUID(value))
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not a document id (a UUID, as `segcite documents` shows)") from None
+
+
+@click.command()
+@click.argument("document_id", callback=_uuid)
+@click.option("--timeout", type=SECONDS, default=300, show_default=True, help="Seconds to wait for the delete.")
+def delete(document_id: str, timeout: float) -> None:
+    """Delete a document: its segments and chunks go, its row says `deleted`."""
+    settings = load_settings()
+    up = ensure_up(settings)
+    announce(up, settings)
+    with open_store(settings, up.services) as store:
+        row = store.get_document(document_id)
+    if row is None:
+        raise UserError(f"no document {document_id} (`segcite documents` lists them)")
+    if row.status == "deleted":
+        click.echo(f"{row.filename}: already deleted (document {row.id})")
+        return
+    error = _run_delete(settings, row, timeout)
+    if error:
+        click.echo(f"error: {row.filename}: {error}", err=True)
+        sys.exit(1)
+    click.echo(f"{row.filename}: deleted (document {row.id})")
+
+
+def _run_delete(settings: Settings, row: DocumentRow, timeout: float) -> str | None:
+    """Enqueue the delete and wait for its result; None when done, else what went wrong."""
+    from celery.exceptions import TimeoutError as ResultTimeout
+
+    from worker import events
+    from worker.objects import LocalFolderStore, make_object_store
+
+    pending = events.document_deleted(row.id)
+    try:
+        result = pending.get(timeout=timeout, propagate=False)
+    except ResultTimeout:
+        return f"not deleted after {timeout:g} s; it goes on in the background (`segcite documents --all`)"
+    except KeyboardInterrupt:
+        click.echo("\nstopped waiting; the delete goes on in the background", err=True)
+        sys.exit(INTERRUPTED)
+    if not (isinstance(result, dict) and result.get("deleted")):
+        reason = result.get("failed") or result.get("skipped") if isinstance(result, dict) else None
+        return f"the delete failed: {reason or result}"
+    objects = make_object_store(settings)
+    if isinstance(objects, LocalFolderStore) and row.docai_raw_r2_key:
+        objects.delete(row.docai_raw_r2_key)  # the embedded default's copy; an app's R2 objects are the app's
+    return None
