@@ -1,0 +1,131 @@
+"""`segcite ask`: a question to a workspace, its answer printed when done (or as it streams) with its citations."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+import click
+
+from worker.cli.errors import INTERRUPTED, UserError
+from worker.cli.options import SECONDS, workspace_option
+from worker.cli.services import announce, open_store
+from worker.embedded import Services
+from worker.processes import ensure_up
+from worker.settings import Settings, load_settings
+
+if TYPE_CHECKING:
+    from worker.stores import Store
+    from worker.stores.rows import MessageRow
+
+
+def _print_answer(store: Store, message: MessageRow, as_json: bool, streamed: bool = False) -> None:
+    """The answer, then each citation with its page and the passage that backs it (its quote)."""
+    import orjson
+
+    from worker.cli_text import citation_line
+
+    if as_json:
+        payload = {"content": message.content, "metadata": message.metadata}
+        sys.stdout.buffer.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n")
+        return
+    if not streamed:  # a streamed answer's sections are on the screen already, each with a blank line after it
+        click.echo(message.content)
+    citations = message.metadata.get("citations", [])
+    if citations and not streamed:
+        click.echo("")
+    names: dict[str, str] = {}
+    for citation in citations:
+        if citation["document_id"] not in names:
+            row = store.get_document(citation["document_id"])
+            names[citation["document_id"]] = row.filename if row else citation["document_id"]
+        click.echo(citation_line(citation, names[citation["document_id"]]))
+
+
+def ask_question(
+    settings: Settings,
+    services: Services,
+    question: str,
+    workspace: str,
+    as_json: bool,
+    timeout: float,
+    stream: bool = False,
+) -> bool:
+    from worker.app_actions import MESSAGE_DONE, WaitTimeout, ask, wait_for, workspace_id
+    from worker.cli_text import answer_timeout_line
+
+    with open_store(settings, services) as store:
+        workspace = workspace_id(workspace)
+        conversation = store.create_conversation(workspace)
+        streamed = stream and _follow_answer(store, services, (workspace, conversation), question, timeout)
+        pending = streamed or ask(store, workspace, question, conversation)
+        try:
+            message = wait_for(lambda: store.get_message(pending.id), lambda m: m.status in MESSAGE_DONE, timeout)
+        except WaitTimeout as exc:
+            line = answer_timeout_line(exc.last.status, timeout, _workers_answer())
+            click.echo(f"error: {line}", err=True)
+            return False
+        except KeyboardInterrupt:
+            click.echo(f"\nstopped waiting; the answer is still being written (message {pending.id})", err=True)
+            sys.exit(INTERRUPTED)
+        if message.status == "failed":
+            click.echo(f"error: the answer failed: {message.error}", err=True)
+            return False
+        _print_answer(store, message, as_json, streamed=bool(streamed))
+        return True
+
+
+def _follow_answer(
+    store: Store, services: Services, where: tuple[str, str], question: str, timeout: float
+) -> MessageRow | None:
+    """Ask, and print the answer's sections as the worker streams them; the pending message, or None when
+    this database's events cannot be followed from here (then the answer is printed when done)."""
+    import time
+
+    from worker.app_actions import ask
+    from worker.live_answer import Topic, can_follow, follow
+
+    if not can_follow(services.database_url):
+        click.echo("note: this database sends its events to Supabase Realtime; the answer shows when done", err=True)
+        return None
+    workspace, conversation = where
+    topic = Topic(services.database_url, f"conversation:{conversation}")
+    try:
+        pending = ask(store, workspace, question, conversation)
+        follow(topic, pending.id, time.monotonic() + timeout, lambda text: click.echo(f"{text}\n"))
+    except KeyboardInterrupt:
+        click.echo(f"\nstopped waiting; the answer is still being written (message {pending.id})", err=True)
+        sys.exit(INTERRUPTED)
+    finally:
+        topic.close()
+    return pending
+
+
+def _workers_answer() -> bool:
+    """Whether any worker answers a ping on the broker (a second at most)."""
+    from worker.app import app
+
+    try:
+        return bool(app.control.ping(timeout=1.0))
+    except Exception:  # the broker itself is unreachable: no worker can answer either
+        return False
+
+
+@click.command("ask")
+@click.argument("question")
+@workspace_option
+@click.option("--json", "as_json", is_flag=True, help="Print the message payload (content + metadata) as JSON.")
+@click.option("--timeout", type=SECONDS, default=300, show_default=True, help="Seconds to wait for the answer.")
+@click.option("--stream", is_flag=True, help="Print the answer's sections as they are written, then its citations.")
+def ask_command(question: str, workspace: str, as_json: bool, timeout: float, stream: bool) -> None:
+    """Ask a question about a workspace's documents and print the answer with its citations: for each, its page
+    and the passage that backs it."""
+    if not question.strip():
+        raise UserError("the question is empty")
+    if stream and as_json:
+        raise UserError("--stream prints the answer as it comes; --json prints the payload once it is done")
+    settings = load_settings()
+    up = ensure_up(settings)
+    announce(up, settings)
+    if not ask_question(settings, up.services, question, workspace, as_json, timeout, stream):
+        sys.exit(1)
