@@ -1,53 +1,20 @@
-"""`segcite` command line. Errors are one line on stderr and a non-zero exit, never a traceback."""
+"""`segcite` command line: the group, and each command from the module that holds it. Errors are one line on
+stderr and a non-zero exit, never a traceback (errors.py)."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import click
 
-from worker.cli import ask, documents, offline, services
+from worker.cli import ask, demo, documents, offline, services
+from worker.cli.demo import DEMO_DOCUMENT
 from worker.cli.errors import SegciteGroup
-from worker.processes import ensure_up, running_pid, stop_all, worker_pidfile
-from worker.settings import load_settings
+
+__all__ = ["DEMO_DOCUMENT", "main"]  # DEMO_DOCUMENT: the tests ingest the demo's file
 
 
 @click.group(cls=SegciteGroup, context_settings={"help_option_names": ["-h", "--help"]})
 def main() -> None:
     """segcite: Document AI JSON in, answers with segment-level citations out."""
-
-
-DEMO_DOCUMENT = Path(__file__).resolve().parent.parent / "demo" / "harbor_point_report.json"
-DEMO_QUESTION = "How much electricity did the solar farm generate in 2025?"
-
-
-@main.command()
-@click.option("--keep", is_flag=True, help="Leave the services and worker running afterwards.")
-def demo(keep: bool) -> None:
-    """Embedded services + worker, ingest a sample report, ask one question, print the cited answer."""
-    from worker.cli_text import DEMO_ANSWERER_NOTE, STOP_HINT
-
-    settings = load_settings()
-    starting = not settings.redis_url and running_pid(worker_pidfile(settings)) is None
-    stop_after = starting and not keep
-    if starting:
-        then = "stopped at the end (--keep leaves them running)" if stop_after else f"left running: {STOP_HINT}"
-        click.echo(f"starting the embedded Redis, PostgreSQL and a worker, {then}…", err=True)
-    up = ensure_up(settings)
-    try:
-        click.echo(f"ingesting {DEMO_DOCUMENT.name}…", err=True)
-        if not documents.ingest_paths(settings, up.services, [DEMO_DOCUMENT], "demo", 600, fixed_ids=True):
-            sys.exit(1)
-        click.echo(f"\nQ: {DEMO_QUESTION}\n")
-        if not ask.ask_question(settings, up.services, DEMO_QUESTION, "demo", False, 300):
-            sys.exit(1)
-        if settings.segcite_llm_provider == "extractive":
-            click.echo(f"\n{DEMO_ANSWERER_NOTE}")
-    finally:
-        if stop_after:
-            for line in stop_all(settings):
-                click.echo(line, err=True)
 
 
 for command in (
@@ -64,5 +31,6 @@ for command in (
     documents.documents,
     documents.delete,
     ask.ask_command,
+    demo.demo,
 ):
     main.add_command(command)
