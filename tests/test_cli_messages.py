@@ -16,8 +16,9 @@ from click.testing import CliRunner
 from conftest import REPO, segcite, service_env
 from docai_synth import PageSpec, build_document
 
-from worker.cli import DEMO_DOCUMENT, main
-from worker.cli_text import (
+from worker.cli import main
+from worker.cli.demo import DEMO_DOCUMENT
+from worker.cli.text import (
     answer_timeout_line,
     documents_table,
     progress_line,

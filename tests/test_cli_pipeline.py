@@ -10,7 +10,7 @@ from conftest import segcite as run
 from conftest import service_env
 from docai_synth import PageSpec, build_document
 
-from worker.cli_text import DEMO_ANSWERER_NOTE
+from worker.cli.text import DEMO_ANSWERER_NOTE
 
 
 def test_ingest_then_ask(services, service_home, celery_worker, tmp_path) -> None:

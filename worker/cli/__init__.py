@@ -6,10 +6,9 @@ from __future__ import annotations
 import click
 
 from worker.cli import ask, demo, documents, offline, services
-from worker.cli.demo import DEMO_DOCUMENT
 from worker.cli.errors import SegciteGroup
 
-__all__ = ["DEMO_DOCUMENT", "main"]  # DEMO_DOCUMENT: the tests ingest the demo's file
+__all__ = ["main"]
 
 
 @click.group(cls=SegciteGroup, context_settings={"help_option_names": ["-h", "--help"]})

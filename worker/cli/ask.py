@@ -23,7 +23,7 @@ def _print_answer(store: Store, message: MessageRow, as_json: bool, streamed: bo
     """The answer, then each citation with its page and the passage that backs it (its quote)."""
     import orjson
 
-    from worker.cli_text import citation_line
+    from worker.cli.text import citation_line
 
     if as_json:
         payload = {"content": message.content, "metadata": message.metadata}
@@ -52,7 +52,7 @@ def ask_question(
     stream: bool = False,
 ) -> bool:
     from worker.app_actions import MESSAGE_DONE, WaitTimeout, ask, wait_for, workspace_id
-    from worker.cli_text import answer_timeout_line
+    from worker.cli.text import answer_timeout_line
 
     with open_store(settings, services) as store:
         workspace = workspace_id(workspace)

@@ -20,7 +20,7 @@ DEMO_QUESTION = "How much electricity did the solar farm generate in 2025?"
 @click.option("--keep", is_flag=True, help="Leave the services and worker running afterwards.")
 def demo(keep: bool) -> None:
     """Embedded services + worker, ingest a sample report, ask one question, print the cited answer."""
-    from worker.cli_text import DEMO_ANSWERER_NOTE, STOP_HINT
+    from worker.cli.text import DEMO_ANSWERER_NOTE, STOP_HINT
 
     settings = load_settings()
     starting = not settings.redis_url and running_pid(worker_pidfile(settings)) is None

@@ -58,7 +58,7 @@ def ingest_paths(
 def _follow(store: Store, objects: ObjectStore, item: Upload, timeout: float, workspace: str) -> bool:
     """Say what became of one upload, show its progress until it is done, and print its outcome."""
     from worker.app_actions import DOCUMENT_DONE, WaitTimeout, wait_for
-    from worker.cli_text import ingested_line, progress_line, timeout_line, upload_note
+    from worker.cli.text import ingested_line, progress_line, timeout_line, upload_note
 
     name, document = item.name, item.document
     said = upload_note(item)
@@ -118,7 +118,7 @@ def documents(workspace: str, include_deleted: bool, as_json: bool) -> None:
     import orjson
 
     from worker.app_actions import workspace_id
-    from worker.cli_text import document_json, documents_table
+    from worker.cli.text import document_json, documents_table
 
     settings = load_settings()
     up = database_up(settings)

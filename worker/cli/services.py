@@ -25,7 +25,7 @@ def _services(settings: Settings) -> Services:
 
 def announce(up: Up, settings: Settings) -> None:
     """Say on stderr which embedded services a command started: they outlive it."""
-    from worker.cli_text import started_line
+    from worker.cli.text import started_line
 
     if up.started:
         click.echo(started_line(up.started, settings.home, up.worker_pid), err=True)
