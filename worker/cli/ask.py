@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
@@ -51,6 +51,8 @@ def ask_question(
     timeout: float,
     stream: bool = False,
 ) -> bool:
+    """Ask in a new conversation and print the answer once it is done (its sections as they come with `stream`);
+    False when it failed or did not come within `timeout`, said on stderr."""
     from worker.app_actions import MESSAGE_DONE, WaitTimeout, ask, wait_for, workspace_id
     from worker.cli.text import answer_timeout_line
 
@@ -66,8 +68,7 @@ def ask_question(
             click.echo(f"error: {line}", err=True)
             return False
         except KeyboardInterrupt:
-            click.echo(f"\nstopped waiting; the answer is still being written (message {pending.id})", err=True)
-            sys.exit(INTERRUPTED)
+            _stopped_waiting(pending.id)
         if message.status == "failed":
             click.echo(f"error: the answer failed: {message.error}", err=True)
             return False
@@ -94,11 +95,16 @@ def _follow_answer(
         pending = ask(store, workspace, question, conversation)
         follow(topic, pending.id, time.monotonic() + timeout, lambda text: click.echo(f"{text}\n"))
     except KeyboardInterrupt:
-        click.echo(f"\nstopped waiting; the answer is still being written (message {pending.id})", err=True)
-        sys.exit(INTERRUPTED)
+        _stopped_waiting(pending.id)
     finally:
         topic.close()
     return pending
+
+
+def _stopped_waiting(message_id: str) -> NoReturn:
+    """Ctrl-C while an answer is awaited: the worker goes on writing it, only this command stops."""
+    click.echo(f"\nstopped waiting; the answer is still being written (message {message_id})", err=True)
+    sys.exit(INTERRUPTED)
 
 
 def _workers_answer() -> bool:
