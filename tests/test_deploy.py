@@ -4,9 +4,11 @@
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
+import zipfile
 
 import pytest
 import yaml
@@ -130,3 +132,34 @@ def test_without_the_extra_config_and_down_say_what_is_missing(monkeypatch, tmp_
     assert shown["DATABASE_URL"] == f"  # not set, and the embedded PostgreSQL is not installed ({install})"
     down = CliRunner().invoke(main, ["down"])
     assert (down.exit_code, down.stdout.splitlines()) == (0, ["redis was not running", "postgres was not running"])
+
+
+def test_the_wheel_the_image_installs_holds_every_module(tmp_path) -> None:
+    """The Dockerfile builds a wheel; a wheel holds only the packages pyproject names, so a subpackage left out
+    (worker.stores, worker.cli) is missing from the image, and `segcite` fails there on import."""
+    source = tmp_path / "src"  # what the Dockerfile copies, and nothing left over from an earlier build
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(REPO / name, source / name)
+    for name in ("ingest", "query", "worker", "migrations"):
+        shutil.copytree(REPO / name, source / name, ignore=shutil.ignore_patterns("__pycache__"))
+    build = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--wheel-dir", str(tmp_path), str(source)],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert build.returncode == 0, build.stderr[-2000:]
+    (wheel,) = tmp_path.glob("segcite-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+    sources = {
+        path.relative_to(REPO).as_posix()
+        for package in ("ingest", "query", "worker")
+        for path in (REPO / package).rglob("*")
+        if path.suffix == ".py" or (path.suffix == ".json" and path.parent.name == "demo")
+    }
+    assert {"worker/stores/postgres.py", "worker/cli/__main__.py", "ingest/segments.py"} <= sources
+    assert sorted(sources - names) == []
+    migrations = {path.name for path in (REPO / "migrations").glob("*.sql")}
+    assert {name.rsplit("/", 1)[-1] for name in names if name.endswith(".sql")} == migrations
