@@ -92,10 +92,11 @@ def _follow_answer(
     workspace, conversation = where
     topic = Topic(services.database_url, f"conversation:{conversation}")
     try:
-        pending = ask(store, workspace, question, conversation)
-        follow(topic, pending.id, time.monotonic() + timeout, lambda text: click.echo(f"{text}\n"))
-    except KeyboardInterrupt:
-        _stopped_waiting(pending.id)
+        pending = ask(store, workspace, question, conversation)  # Ctrl-C before this: nothing was asked yet
+        try:
+            follow(topic, pending.id, time.monotonic() + timeout, lambda text: click.echo(f"{text}\n"))
+        except KeyboardInterrupt:
+            _stopped_waiting(pending.id)
     finally:
         topic.close()
     return pending
