@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ingest import Segment, neutralize_seg_tags
-from query.markers import Marker, parse_markers
+from query.markers import sentence_markers
 from query.match import SegmentSource
 from query.model import ResolvedSection, SectionCitation, as_segments
 from query.parse import parse_answer, without_surrogates
@@ -91,22 +91,24 @@ class AnswerBuilder:
     def payload(self, *, raw_output: str, extra_text: str | None, context_ids: list[str]) -> dict[str, Any]:
         content = neutralize_seg_tags("\n\n".join(self._texts))  # sections joined could form a tag: `…S\n\nEG=`
         count = len(self._numbers)
-        parsed = parse_markers(content, count)
-        citation_map: dict[str, list[dict[str, Any]]] = {}
-        for number, indexes in sorted(parsed.citation_to_sentences.items()):
-            if 1 <= number <= count:  # `[2023]` the model wrote stays text, not a citation
-                citation_map[str(number)] = [
-                    {"sentence_index": i, "sentence_text": parsed.sentences[i].text} for i in indexes
-                ]
+        sentences: list[dict[str, Any]] = []
+        backed_by: dict[int, list[int]] = {}  # citation number -> indexes of the sentences it backs
+        for index, (start, end, numbers) in enumerate(sentence_markers(content)):
+            # `[2023]` the model wrote stays text, not a citation
+            ids = sorted({n for n in numbers if 1 <= n <= count}) if numbers else []
+            for number in ids:
+                backed_by.setdefault(number, []).append(index)
+            sentences.append({"text": content[start:end], "start": start, "end": end, "citation_ids": ids})
+        citation_map = {
+            str(number): [{"sentence_index": i, "sentence_text": sentences[i]["text"]} for i in backed_by[number]]
+            for number in sorted(backed_by)
+        }
         return {
             "content": content,
             "metadata": {
                 "sections": list(self._sections),
                 "citations": self.citations,
-                "sentences": [
-                    {"text": s.text, "start": s.start, "end": s.end, "citation_ids": _in_range(s.markers, count)}
-                    for s in parsed.sentences
-                ],
+                "sentences": sentences,
                 "citation_map": citation_map,
                 "stats": dict(self._stats),
                 "extra_text": extra_text,
@@ -160,10 +162,6 @@ def build_answer(
     return builder.payload(
         raw_output=raw_llm_output or "", extra_text=parsed.extra_text, context_ids=resolver.context_ids
     )
-
-
-def _in_range(markers: list[Marker], count: int) -> list[int]:
-    return sorted({m.number for m in markers if 1 <= m.number <= count})
 
 
 def _box(bbox: Any) -> dict[str, float]:

@@ -20,6 +20,8 @@ _ABBREVIATIONS = frozenset(
 _END = re.compile(r"([.!?…。]+)([\"'”’)\]]*)((?:\s*\[\d{1,6}\](?:\s*,?\s*\[\d{1,6}\])*)?)(?=\s|$)")
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 _LONGEST_ABBREVIATION = 12  # characters before a period looked at (every abbreviation above is shorter)
+# Letters right before a period that no abbreviation or initial has as many of: the period ends a sentence.
+_CLEARLY_A_WORD = max(map(len, _ABBREVIATIONS)) + 1
 _TAIL_WORD = re.compile(r"""[^\s(\["']*\Z""")
 _PREVIOUS_WORD = re.compile(r"(\S+)\s*\Z")
 _NEXT_INITIAL = re.compile(r"\s+[A-Z]\.(?:\s|$)")
@@ -107,6 +109,8 @@ def remove_model_markers(text: str, max_marker: int | None) -> str:
 
 def _is_abbreviation(text: str, dot: int) -> bool:
     """Whether the period at `dot` ends an abbreviation, an initial or a number's decimal part."""
+    if dot >= _CLEARLY_A_WORD and text[dot - _CLEARLY_A_WORD : dot].isalpha():
+        return False  # the common case, decided without the regexes below: a longer word than any abbreviation
     if dot + 1 < len(text) and text[dot + 1].isdigit() and dot > 0 and text[dot - 1].isdigit():
         return True  # 3.14 (the regex needs whitespace after, so this only guards odd input)
     left = max(0, dot - _LONGEST_ABBREVIATION)
@@ -138,19 +142,21 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
     for block_start, block_end in _blocks(text):
         start = block_start
         for match in _END.finditer(text, block_start, block_end):
-            punctuation_at = match.start(1)
-            if match.group(1) == "." and _is_abbreviation(text, punctuation_at):
+            end = match.end()
+            if match.group(1) == "." and (
+                _is_abbreviation(text, match.start(1))
+                or text[end : end + 3].lstrip()[:1].islower()  # "e.g. the": a lower-case word rarely starts one
+            ):
                 continue
-            following = text[match.end() : match.end() + 3].lstrip()
-            if match.group(1) == "." and following[:1].islower():
-                continue  # "e.g. the" style: a lower-case word rarely starts a sentence
-            spans.append((start, match.end()))
-            start = match.end()
+            spans.append((start, end))
+            start = end
         spans.append((start, block_end))
     return [span for span in (_trim(text, s, e) for s, e in spans) if span[1] > span[0]]
 
 
 def _blocks(text: str) -> list[tuple[int, int]]:
+    if "\n" not in text:
+        return [(0, len(text))]  # no blank line without a line break
     blocks: list[tuple[int, int]] = []
     position = 0
     for brk in _PARAGRAPH_BREAK.finditer(text):
@@ -161,11 +167,27 @@ def _blocks(text: str) -> list[tuple[int, int]]:
 
 
 def _trim(text: str, start: int, end: int) -> tuple[int, int]:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
+    """The span without whitespace at either end (str.strip's whitespace is str.isspace's)."""
+    piece = text[start:end]
+    kept = piece.lstrip()
+    start += len(piece) - len(kept)
+    return start, start + len(kept.rstrip())
+
+
+def sentence_markers(text: str) -> list[tuple[int, int, list[int]]]:
+    """Each sentence's span with the numbers of the markers inside it, in order: what `parse_markers` finds,
+    without building its objects (the payload of a long answer needs only these)."""
+    found = [(m.start(), int(m.group(1))) for m in _MARKER.finditer(text)]
+    out: list[tuple[int, int, list[int]]] = []
+    position = 0
+    for start, end in split_sentences(text):
+        inside: list[int] = []
+        while position < len(found) and found[position][0] < end:
+            if found[position][0] >= start:
+                inside.append(found[position][1])
+            position += 1
+        out.append((start, end, inside))
+    return out
 
 
 def parse_markers(text: str, citation_count: int) -> ParsedMarkers:
