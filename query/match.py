@@ -62,23 +62,29 @@ class SegmentIndex(Mapping[str, Segment]):
                 postings[word].append(segment_id)
         return postings
 
-    def _with_word(self, word: str) -> list[str]:
-        """The ids of the segments holding `word`. A few segments (a question's context) are scanned for the
-        words asked about only; many get a full inverted index on first search."""
+    def _postings_for(self, asked: frozenset[str]) -> dict[str, list[str]]:
+        """Postings holding (at least) the words asked about. A few segments (a question's context) are scanned
+        for those words only, all of a text's new words in one pass over the segments; many get a full inverted
+        index on first search."""
         if self._postings is None:
             few = len(self._segments) <= SCAN_LIMIT
             self._postings = {} if few else self._build()
             self._words = {i: content_words(s.text) for i, s in self._segments.items()} if few else {}
-        ids = self._postings.get(word)
-        if ids is None and len(self._segments) <= SCAN_LIMIT:
-            ids = self._postings[word] = [i for i, held in self._words.items() if word in held]
-        return ids or []
+        if self._words and (new := asked.difference(self._postings)):
+            for word in new:
+                self._postings[word] = []
+            for segment_id, held in self._words.items():  # ids in the segments' order, as a full index has them
+                for word in new & held:
+                    self._postings[word].append(segment_id)
+        return self._postings
 
     def candidates(self, text: str, limit: int) -> list[Segment]:
         total = max(len(self._segments), 1)
         scores: dict[str, float] = {}
-        for word in content_words(text):
-            ids = self._with_word(word)
+        asked = content_words(text)
+        postings = self._postings_for(asked)
+        for word in asked:
+            ids = postings.get(word)
             if not ids:
                 continue
             weight = math.log(1 + total / len(ids))  # idf: rare words say more about where a text comes from

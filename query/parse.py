@@ -273,7 +273,11 @@ def _id_list(ids: Any) -> list[str]:
     if isinstance(ids, dict):  # {"id": "x:1"} or {"source_id": "x:1"}
         ids = [ids]
     out: list[str] = []
-    for item in _leaves([_id_of(i) for i in _as_list(ids)], MAX_IDS):
+    if isinstance(ids, list) and len(ids) <= MAX_IDS and all(type(i) is str for i in ids):
+        items = ids  # the usual list of id strings: its own leaves
+    else:
+        items = _leaves([_id_of(i) for i in _as_list(ids)], MAX_IDS)
+    for item in items:
         rest, tagged = take_seg_tags(without_surrogates(item))
         out.extend(tagged)
         out.extend(split_ids(rest))
@@ -293,7 +297,9 @@ def _section(text: str, ids: list[str], max_marker: int | None) -> Section | Non
     text = remove_model_markers(text, max_marker) if "[" in text else text
     if "  " in text or "\t" in text:
         text = _SPACES.sub(" ", text)
-    text = _SPACE_BEFORE_PUNCTUATION.sub(r"\1", text).strip()
+    if _SPACE_BEFORE_PUNCTUATION.search(text):  # rare: a search is cheaper than a sub with a template
+        text = _SPACE_BEFORE_PUNCTUATION.sub(r"\1", text)
+    text = text.strip()
     if not text:
         return None
     return Section(text=neutralize_seg_tags(text), source_ids=[*ids, *tagged])

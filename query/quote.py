@@ -13,7 +13,7 @@ from typing import Any
 from rapidfuzz import fuzz
 
 from ingest import Segment, neutralize_seg_tags
-from query.lexical import Passage, passage
+from query.lexical import Passage, held_parts, passage
 from query.lexical import claim as analyse_claim
 
 _SPACE = re.compile(r"\s+")
@@ -85,16 +85,18 @@ def _best_run(claim: str, text: Passage) -> tuple[int, int] | None:
     """(first, last) unit of the quote: the unit holding most of the claim's words and numbers (numbers count
     double; the shorter on ties), widened by a neighbour only while the neighbour adds some the run lacks."""
     said = analyse_claim(claim)
-    numbers = [readings for _, readings in said.numbers]
-    held: list[set[str]] = []
+    scores: list[int] = []
+    held: list[frozenset[str]] = []
     for unit_words, unit_numbers in zip(text.unit_words, text.unit_numbers, strict=True):
-        found = set(said.plain & unit_words)
-        found.update(f"#{min(r)}" for r in numbers if r & unit_numbers)
+        score, found = held_parts(said, unit_words, unit_numbers)
+        scores.append(score)
         held.append(found)
-    scores = [len(h) + sum(1 for key in h if key[0] == "#") for h in held]
-    if not any(scores):
+    best = max(scores, default=0)
+    if not best:
         return None
-    first = last = min(range(len(held)), key=lambda i: (-scores[i], text.units[i][1] - text.units[i][0]))
+    units = text.units
+    tied = (i for i, score in enumerate(scores) if score == best)
+    first = last = min(tied, key=lambda i: units[i][1] - units[i][0])  # the first of the shortest
     run = set(held[first])
     while last - first + 1 < MAX_RUN:
         after = held[last + 1] - run if last + 1 < len(held) else set()

@@ -16,8 +16,8 @@ from typing import Any
 
 from ingest import Segment, make_segment_id
 from query.ids import check_source_ids, parse_source_id
+from query.lexical import Claim, held, passage
 from query.lexical import claim as analyse_claim
-from query.lexical import held, passage
 from query.markers import split_sentences
 from query.match import (
     Match,
@@ -137,7 +137,8 @@ class SectionResolver:
     def _id_citations(self, valid: list[Segment], sentences: list[str]) -> tuple[list[SectionCitation], list[str]]:
         """The citations of the valid ids that support the section, and why the others are not shown. Each id is
         judged on the sentence its marker goes after: the one whose words and numbers its segment holds most."""
-        anchors = [_anchor(segment, sentences) for segment in valid]
+        claims = [analyse_claim(sentence) for sentence in sentences] if valid and len(sentences) > 1 else []
+        anchors = [_anchor(segment, claims) for segment in valid]
         verdicts = [self._verifier.verify(sentences[at], s) for s, (at, _) in zip(valid, anchors, strict=True)]
         shown: set[int] = set()
         refused: dict[int, str] = {}
@@ -210,13 +211,14 @@ def resolve_sections(
     return [resolver.resolve(section) for section in sections]
 
 
-def _anchor(segment: Segment, sentences: list[str]) -> tuple[int, bool]:
+def _anchor(segment: Segment, claims: list[Claim]) -> tuple[int, bool]:
     """The sentence an id's marker goes after (the last of those the segment backs within STANDS_OUT of the best,
-    by the lexical measure of `query.lexical.held`), and whether it stands out from the others."""
-    if len(sentences) == 1:
+    by the lexical measure of `query.lexical.held`), and whether it stands out from the others. `claims`: the
+    analysed sentences of the section (none when it has one sentence)."""
+    if len(claims) <= 1:
         return 0, True
     text = passage(segment.text, segment.kind == "table")
-    shares = [held(analyse_claim(sentence), text)[1] for sentence in sentences]
+    shares = [held(said, text)[1] for said in claims]
     best = max(shares)
     near = [i for i, share in enumerate(shares) if share >= best - STANDS_OUT]
     return near[-1], len(near) == 1

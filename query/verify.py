@@ -112,9 +112,5 @@ def best_unit(claim_words: frozenset[str], text: Passage) -> int | None:
     """Index of the unit sharing the most words with the claim (the first on ties); None if it has no units."""
     if not text.units:
         return None
-    best, best_score = 0, -1
-    for i, unit_words in enumerate(text.unit_words):
-        score = len(claim_words & unit_words)
-        if score > best_score:
-            best, best_score = i, score
-    return best
+    shared = [len(claim_words & unit_words) for unit_words in text.unit_words]
+    return shared.index(max(shared))
