@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
+
+import msgspec
 
 from ingest import Segment, make_segment_id, parse_segment_id, take_seg_tags
 
 
-@dataclass(frozen=True)
-class IdCheck:
+class IdCheck(msgspec.Struct, frozen=True):  # a Struct: built in C, one per id
     raw: str
     segment: Segment | None  # set when the id is valid
     error: str | None  # set when it is not

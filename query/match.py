@@ -12,9 +12,9 @@ import math
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import Protocol
 
+import msgspec
 from rapidfuzz import fuzz
 
 from ingest import Segment
@@ -94,8 +94,7 @@ class SegmentIndex(Mapping[str, Segment]):
         return [self._segments[segment_id] for segment_id, _ in best]
 
 
-@dataclass(frozen=True)
-class Match:
+class Match(msgspec.Struct, frozen=True):  # a Struct: built in C, one per candidate kept
     segment: Segment
     score: float  # 0..100+ (numeric bonus), comparable to MATCH_THRESHOLD
 

@@ -1,10 +1,12 @@
-"""Plain data of the query side: parsed sections, resolved sections, and citations."""
+"""Plain data of the query side: parsed sections, resolved sections, and citations. Frozen msgspec Structs, like
+`ingest.Segment`: built in C, and a long answer makes hundreds of them per call."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any, Literal
+
+import msgspec
 
 from ingest import Segment
 
@@ -17,16 +19,14 @@ SCORE_INVALID = 0.5
 SCORE_UNCITED = 0.3
 
 
-@dataclass(frozen=True)
-class Section:
+class Section(msgspec.Struct, frozen=True):
     """One section of the model's answer as written: its text and the ids it gave, unvalidated."""
 
     text: str
-    source_ids: list[str] = field(default_factory=list)
+    source_ids: list[str] = msgspec.field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class SectionCitation:
+class SectionCitation(msgspec.Struct, frozen=True):
     segment: Segment
     method: Method
     score: float
@@ -36,8 +36,7 @@ class SectionCitation:
     claim: str  # the text it backs, where its quote is looked for
 
 
-@dataclass(frozen=True)
-class ResolvedSection:
+class ResolvedSection(msgspec.Struct, frozen=True):
     text: str
     source_ids: list[str]  # as the model wrote them
     citations: list[SectionCitation]  # in order; one per segment

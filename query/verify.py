@@ -14,8 +14,9 @@ implements the same protocol and is passed as `verifier=`; the resolution path d
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Protocol
+
+import msgspec
 
 from ingest import Segment
 from query.lexical import (
@@ -34,8 +35,7 @@ from query.lexical import claim as analyse_claim
 CONTRADICTION_SUPPORT = 0.2  # the most support a contradicted citation keeps (design §5.5)
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(msgspec.Struct, frozen=True):  # a Struct: built in C, one per judgement
     support: float  # 0..1: how much of the claim the segment backs
     related: bool  # the segment shares something that matters with the claim (a content word or a number)
     contradicts: bool  # the segment states the claim's opposite (negation) or its numbers differently
