@@ -11,7 +11,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ingest import Segment, neutralize_seg_tags
+from ingest import Segment
+from query.defuse import defused
 from query.markers import sentence_markers
 from query.match import SegmentSource
 from query.model import ResolvedSection, SectionCitation, as_segments
@@ -22,8 +23,9 @@ from query.verify import Verifier
 
 RAW_OUTPUT_BYTES = 65_536  # metadata.raw_output keeps at most this much of the model's reply
 STATUSES = ("cited", "matched", "invalid", "uncited")
-# A sentence's final punctuation (with closing quotes/brackets): markers go just before it.
-_FINAL_PUNCTUATION = re.compile(r"([.!?…:;。]+[\"'”’)\]]*)\s*$")
+# A sentence's final punctuation (with closing quotes/brackets): markers go just before it. (`[…][…]*`: see
+# markers._END.)
+_FINAL_PUNCTUATION = re.compile(r"([.!?…:;。][.!?…:;。]*[\"'”’)\]]*)\s*$")
 
 
 def with_markers(text: str, numbers: list[int]) -> str:
@@ -89,7 +91,7 @@ class AnswerBuilder:
         return list(self._citations)
 
     def payload(self, *, raw_output: str, extra_text: str | None, context_ids: list[str]) -> dict[str, Any]:
-        content = neutralize_seg_tags("\n\n".join(self._texts))  # sections joined could form a tag: `…S\n\nEG=`
+        content = defused("\n\n".join(self._texts))  # sections joined could form a tag: `…S\n\nEG=`
         count = len(self._numbers)
         sentences: list[dict[str, Any]] = []
         backed_by: dict[int, list[int]] = {}  # citation number -> indexes of the sentences it backs

@@ -16,12 +16,14 @@ _ABBREVIATIONS = frozenset(
     "dr mr mrs ms prof st sr jr vs etc inc ltd co corp no nos fig figs al approx dept est vol pp p eq "
     "e.g i.e cf ca mt ft jan feb mar apr jun jul aug sep sept oct nov dec".split()
 )
-# Candidate ends: terminal punctuation, closing quotes/brackets, then an optional marker cluster.
-_END = re.compile(r"([.!?…。]+)([\"'”’)\]]*)((?:\s*\[\d{1,6}\](?:\s*,?\s*\[\d{1,6}\])*)?)(?=\s|$)")
+# Candidate ends: terminal punctuation, closing quotes/brackets, then an optional marker cluster. (`[…][…]*`, not
+# `[…]+`: a pattern that starts with a character set lets the regex engine skip to where one can start.)
+_END = re.compile(r"([.!?…。][.!?…。]*)([\"'”’)\]]*)((?:\s*\[\d{1,6}\](?:\s*,?\s*\[\d{1,6}\])*)?)(?=\s|$)")
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 _LONGEST_ABBREVIATION = 12  # characters before a period looked at (every abbreviation above is shorter)
 # Letters right before a period that no abbreviation or initial has as many of: the period ends a sentence.
 _CLEARLY_A_WORD = max(map(len, _ABBREVIATIONS)) + 1
+_CLOSING = frozenset(")]\"'”’")
 _TAIL_WORD = re.compile(r"""[^\s(\["']*\Z""")
 _PREVIOUS_WORD = re.compile(r"(\S+)\s*\Z")
 _NEXT_INITIAL = re.compile(r"\s+[A-Z]\.(?:\s|$)")
@@ -109,8 +111,14 @@ def remove_model_markers(text: str, max_marker: int | None) -> str:
 
 def _is_abbreviation(text: str, dot: int) -> bool:
     """Whether the period at `dot` ends an abbreviation, an initial or a number's decimal part."""
-    if dot >= _CLEARLY_A_WORD and text[dot - _CLEARLY_A_WORD : dot].isalpha():
-        return False  # the common case, decided without the regexes below: a longer word than any abbreviation
+    # The common cases, decided without the regexes below: a longer word than any abbreviation, or a marker,
+    # bracket or quote before the period (`capital [1].`), which no abbreviation or initial ends with.
+    if (
+        dot == 0
+        or text[dot - 1] in _CLOSING
+        or (dot >= _CLEARLY_A_WORD and text[dot - _CLEARLY_A_WORD : dot].isalpha())
+    ):
+        return False
     if dot + 1 < len(text) and text[dot + 1].isdigit() and dot > 0 and text[dot - 1].isdigit():
         return True  # 3.14 (the regex needs whitespace after, so this only guards odd input)
     left = max(0, dot - _LONGEST_ABBREVIATION)

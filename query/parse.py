@@ -18,6 +18,7 @@ import json_repair
 import orjson
 
 from ingest import neutralize_seg_tags, split_ids, take_seg_tags
+from query.defuse import defused
 from query.markers import remove_model_markers
 from query.model import Section
 
@@ -302,4 +303,4 @@ def _section(text: str, ids: list[str], max_marker: int | None) -> Section | Non
     text = text.strip()
     if not text:
         return None
-    return Section(text=neutralize_seg_tags(text), source_ids=[*ids, *tagged])
+    return Section(text=defused(text), source_ids=[*ids, *tagged])

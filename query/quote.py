@@ -13,6 +13,7 @@ import msgspec
 from rapidfuzz import fuzz
 
 from ingest import Segment, neutralize_seg_tags
+from query.defuse import defused, unchanged_by_neutralizing
 from query.lexical import Passage, held_parts, passage
 from query.lexical import claim as analyse_claim
 
@@ -66,7 +67,7 @@ def snippet_preview(text: str, start: int = 0, end: int | None = None, limit: in
     """At most `limit` characters of `text` centred on `[start, end)`, cut at word boundaries with `…`."""
     end = len(text) if end is None else end
     if len(text) <= limit:
-        return neutralize_seg_tags(" ".join(text.split()))
+        return defused(" ".join(text.split()))
     budget = limit - 2  # room for an ellipsis at each end
     left = max(0, start - max(0, budget - (end - start)) // 2)
     right = min(len(text), left + budget)
@@ -77,7 +78,9 @@ def snippet_preview(text: str, start: int = 0, end: int | None = None, limit: in
         gap_at = max(text.rfind(" ", left, right), text.rfind("\n", left, right))
         right = gap_at if gap_at > left else right  # the window ends inside a word: drop its head
     body = " ".join(text[left:right].split()).rstrip(" ,;:")
-    return neutralize_seg_tags(("…" if left > 0 else "") + body + ("…" if right < len(text) else ""))
+    snippet = ("…" if left > 0 else "") + body + ("…" if right < len(text) else "")
+    # (the ellipses are neither stripped by the store nor part of a SEG-like sequence: the body decides)
+    return snippet if unchanged_by_neutralizing(body) else neutralize_seg_tags(snippet)
 
 
 def _best_run(claim: str, text: Passage) -> tuple[int, int] | None:
@@ -129,8 +132,8 @@ def _quote(segment: Segment, start: int, end: int) -> Quote:
         and segment.char_end - segment.char_start == len(segment.text)
     )
     if not verbatim:
-        return Quote(neutralize_seg_tags(text), start, end, None, None)
-    return Quote(neutralize_seg_tags(text), start, end, segment.char_start + start, segment.char_start + end)
+        return Quote(defused(text), start, end, None, None)
+    return Quote(defused(text), start, end, segment.char_start + start, segment.char_start + end)
 
 
 def _box(page_idx: int, bbox: Any) -> dict[str, Any]:
