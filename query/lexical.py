@@ -235,35 +235,31 @@ class Claim:
     plain: frozenset[str]  # content words that are not numbers
     numbers: tuple[tuple[str, frozenset[str]], ...]  # each number as written, with its readings
     negation: str | None
-    # Each number's readings with the part it is as `#value` (see `held`): made once, a claim is held against
-    # every unit of every segment it is compared with.
+    # Each number's readings with the part it is as `#value` (see `held`), and what the claim weighs there (its
+    # content words, its numbers counting double): made once, a claim is held against every unit of every
+    # segment it is compared with.
     parts: tuple[tuple[frozenset[str], str], ...]
-
-    @property
-    def weight(self) -> int:
-        """What the claim weighs in `held`: its content words, and its numbers counting double."""
-        return len(self.plain) + 2 * len(self.numbers)
+    weight: int
 
 
 def held(said: Claim, text: Passage) -> tuple[frozenset[str], float]:
     """The parts of a claim a passage holds (its content words, and its numbers as `#value`), and their share of
     the claim with numbers counting double: the lexical measure of support."""
     found = said.plain & text.words
-    weight = said.weight
     if not said.parts:
-        return found, round(len(found) / weight, 3) if weight else 0.0
-    numbers_held = {part for readings, part in said.parts if readings & text.numbers}  # `#value`: never a word
+        return found, round(len(found) / said.weight, 3) if said.weight else 0.0
+    numbers_held = numbers_in(said, text.numbers)
     found = found | numbers_held
-    return found, round((len(found) + len(numbers_held)) / weight, 3)
+    return found, round((len(found) + len(numbers_held)) / said.weight, 3)
 
 
-def held_parts(said: Claim, unit_words: frozenset[str], unit_numbers: frozenset[str]) -> tuple[int, frozenset[str]]:
-    """`held` against one unit's words and numbers: the parts found, and their weight (numbers counting double)."""
-    found = said.plain & unit_words
-    if not said.parts:
-        return len(found), found
-    numbers_held = {part for readings, part in said.parts if readings & unit_numbers}
-    return len(found) + 2 * len(numbers_held), found | numbers_held if numbers_held else found
+def numbers_in(said: Claim, number_keys: frozenset[str]) -> set[str]:
+    """The claim's numbers, as `#value` parts (never a word), that readings among `number_keys` hold."""
+    found: set[str] = set()
+    for readings, part in said.parts:  # (a loop: claims hold a number or two, and this runs per unit)
+        if not readings.isdisjoint(number_keys):
+            found.add(part)
+    return found
 
 
 @functools.lru_cache(maxsize=8192)
@@ -273,7 +269,7 @@ def claim(text: str) -> Claim:
     plain = frozenset(w for w in said if not w.isdigit())
     numbers = number_mentions(text)
     parts = tuple((readings, f"#{min(readings)}") for _, readings in numbers)
-    return Claim(said, plain, numbers, _negation(text, text_words), parts)
+    return Claim(said, plain, numbers, _negation(text, text_words), parts, len(plain) + 2 * len(numbers))
 
 
 def text_units(text: str, table: bool = False) -> list[tuple[int, int]]:

@@ -146,9 +146,9 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
     if not _INNER_END.search(text) and not _PARAGRAPH_BREAK.search(text):
         span = _trim(text, 0, len(text))  # one sentence: the common case of a short section
         return [span] if span[1] > span[0] else []
-    spans: list[tuple[int, int]] = []
+    cuts: list[int] = []  # where sentences start and end, a block's end counted twice (one ends, one starts)
     for block_start, block_end in _blocks(text):
-        start = block_start
+        cuts.append(block_start)
         for match in _END.finditer(text, block_start, block_end):
             end = match.end()
             if match.group(1) == "." and (
@@ -156,10 +156,15 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
                 or text[end : end + 3].lstrip()[:1].islower()  # "e.g. the": a lower-case word rarely starts one
             ):
                 continue
-            spans.append((start, end))
-            start = end
-        spans.append((start, block_end))
-    return [span for span in (_trim(text, s, e) for s, e in spans) if span[1] > span[0]]
+            cuts += end, end
+        cuts.append(block_end)
+    spans: list[tuple[int, int]] = []
+    for start, end in zip(cuts[::2], cuts[1::2], strict=True):  # trimmed, inline: this runs for every sentence
+        piece = text[start:end]
+        if kept := len(piece.strip()):
+            start += len(piece) - len(piece.lstrip())
+            spans.append((start, start + kept))
+    return spans
 
 
 def _blocks(text: str) -> list[tuple[int, int]]:

@@ -14,7 +14,7 @@ from rapidfuzz import fuzz
 
 from ingest import Segment, neutralize_seg_tags
 from query.defuse import defused, unchanged_by_neutralizing
-from query.lexical import Passage, held_parts, passage
+from query.lexical import Passage, numbers_in, passage
 from query.lexical import claim as analyse_claim
 
 _SPACE = re.compile(r"\s+")
@@ -87,12 +87,13 @@ def _best_run(claim: str, text: Passage) -> tuple[int, int] | None:
     """(first, last) unit of the quote: the unit holding most of the claim's words and numbers (numbers count
     double; the shorter on ties), widened by a neighbour only while the neighbour adds some the run lacks."""
     said = analyse_claim(claim)
-    scores: list[int] = []
-    held: list[frozenset[str]] = []
-    for unit_words, unit_numbers in zip(text.unit_words, text.unit_numbers, strict=True):
-        score, found = held_parts(said, unit_words, unit_numbers)
-        scores.append(score)
-        held.append(found)
+    held: list[frozenset[str]] = list(map(said.plain.intersection, text.unit_words))
+    scores = list(map(len, held))
+    if said.parts:
+        for i, unit_numbers in enumerate(text.unit_numbers):
+            if numbers_held := numbers_in(said, unit_numbers):
+                held[i] = held[i] | numbers_held
+                scores[i] += 2 * len(numbers_held)
     best = max(scores, default=0)
     if not best:
         return None

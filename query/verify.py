@@ -112,5 +112,5 @@ def best_unit(claim_words: frozenset[str], text: Passage) -> int | None:
     """Index of the unit sharing the most words with the claim (the first on ties); None if it has no units."""
     if not text.units:
         return None
-    shared = [len(claim_words & unit_words) for unit_words in text.unit_words]
+    shared = list(map(len, map(claim_words.intersection, text.unit_words)))
     return shared.index(max(shared))
