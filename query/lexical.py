@@ -218,6 +218,15 @@ class Passage:
         return tuple(_number_keys(piece) for piece, _ in self._pieces)
 
     @functools.cached_property
+    def number_units(self) -> dict[str, list[int]]:
+        """For each reading of a number of the units, the units holding it (in order)."""
+        units: dict[str, list[int]] = {}
+        for i, keys in enumerate(self.unit_numbers):
+            for key in keys:
+                units.setdefault(key, []).append(i)
+        return units
+
+    @functools.cached_property
     def unit_negations(self) -> tuple[str | None, ...]:
         return tuple(_negation(piece, piece_words) for piece, piece_words in self._pieces)
 

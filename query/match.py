@@ -119,38 +119,54 @@ def _fuzzy_needed(target: float, covered: float) -> float:
 def match_score(claim: str, segment_text: str, at_least: float = 0.0) -> float:
     """How well a segment supports a claim: fuzzy containment, word coverage, and agreeing numbers.
     Returns 0 early when the score cannot reach `at_least` (a cutoff that lets rapidfuzz skip work)."""
-    claim_words = content_words(claim)
-    if not claim_words:
-        return 0.0
-    # Numbers count through the bonus below, not as words: agreeing digits alone ("61 goals on 8 August 2023"
-    # against an energy certificate's "61 … 8 August 2023") must not look like agreeing words.
-    counted = plain_words(claim) or claim_words
-    covered = 100 * len(counted & content_words(segment_text)) / len(counted)
-    claim_numbers = number_values(claim)
-    adjustment = 0.0
-    if claim_numbers:
-        keys = number_keys(segment_text)
-        agreeing = sum(1 for readings in claim_numbers if readings & keys) / len(claim_numbers)
-        if not agreeing:
-            return 0.0  # a claim's numbers are its most specific words: a segment holding none is not its source
-        adjustment = NUMBER_BONUS * agreeing - NUMBER_PENALTY * (1 - agreeing)
-    cutoff = _fuzzy_needed(at_least - adjustment, covered) if at_least else 0.0
-    if cutoff > 100:
-        return 0.0
-    fuzzy = fuzz.partial_ratio(claim.casefold(), segment_text.casefold(), score_cutoff=cutoff)
-    if at_least and fuzzy < cutoff:
-        return 0.0
-    return _combine(fuzzy, covered) + adjustment
+    return _Scorer(claim).score(segment_text, at_least)
+
+
+class _Scorer:
+    """`match_score` for one claim: what it reads of the claim is read once for all of the claim's candidates."""
+
+    __slots__ = ("claim", "counted", "folded", "numbers")
+
+    def __init__(self, claim: str):
+        self.claim = claim
+        claim_words = content_words(claim)
+        # Numbers count through the bonus below, not as words: agreeing digits alone ("61 goals on 8 August 2023"
+        # against an energy certificate's "61 … 8 August 2023") must not look like agreeing words.
+        self.counted = (plain_words(claim) or claim_words) if claim_words else None
+        self.numbers = number_values(claim)
+        self.folded: str | None = None  # the claim case-folded, once a candidate gets as far as rapidfuzz
+
+    def score(self, segment_text: str, at_least: float = 0.0) -> float:
+        if self.counted is None:
+            return 0.0
+        covered = 100 * len(self.counted & content_words(segment_text)) / len(self.counted)
+        adjustment = 0.0
+        if self.numbers:
+            keys = number_keys(segment_text)
+            agreeing = sum(1 for readings in self.numbers if readings & keys) / len(self.numbers)
+            if not agreeing:
+                return 0.0  # a claim's numbers are its most specific words: a segment holding none is not its source
+            adjustment = NUMBER_BONUS * agreeing - NUMBER_PENALTY * (1 - agreeing)
+        cutoff = _fuzzy_needed(at_least - adjustment, covered) if at_least else 0.0
+        if cutoff > 100:
+            return 0.0
+        if self.folded is None:
+            self.folded = self.claim.casefold()
+        fuzzy = fuzz.partial_ratio(self.folded, segment_text.casefold(), score_cutoff=cutoff)
+        if at_least and fuzzy < cutoff:
+            return 0.0
+        return _combine(fuzzy, covered) + adjustment
 
 
 def best_match(claim: str, candidates: Iterable[Segment]) -> Match | None:
     """The candidate that best supports the claim, if it clears the threshold (ties: the earlier one)."""
     if len(words(claim)) < MIN_CLAIM_WORDS:
         return None
+    scorer = _Scorer(claim)
     best: Match | None = None
     for segment in candidates:
         floor = max(MATCH_THRESHOLD, best.score + 1e-9) if best else MATCH_THRESHOLD
-        score = match_score(claim, segment.text, at_least=floor)
+        score = scorer.score(segment.text, at_least=floor)
         if score >= floor:
             best = Match(segment, score)
     return best

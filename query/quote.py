@@ -14,7 +14,7 @@ from rapidfuzz import fuzz
 
 from ingest import Segment, neutralize_seg_tags
 from query.defuse import defused, unchanged_by_neutralizing
-from query.lexical import Passage, numbers_in, passage
+from query.lexical import Passage, passage
 from query.lexical import claim as analyse_claim
 
 _SPACE = re.compile(r"\s+")
@@ -89,11 +89,14 @@ def _best_run(claim: str, text: Passage) -> tuple[int, int] | None:
     said = analyse_claim(claim)
     held: list[frozenset[str]] = list(map(said.plain.intersection, text.unit_words))
     scores = list(map(len, held))
-    if said.parts:
-        for i, unit_numbers in enumerate(text.unit_numbers):
-            if numbers_held := numbers_in(said, unit_numbers):
-                held[i] = held[i] | numbers_held
-                scores[i] += 2 * len(numbers_held)
+    numbers_held: dict[int, set[str]] = {}  # unit -> the claim's numbers it holds, as `#value` parts
+    for readings, part in said.parts:
+        for reading in readings:
+            for i in text.number_units.get(reading, ()):
+                numbers_held.setdefault(i, set()).add(part)
+    for i, parts in numbers_held.items():
+        held[i] = held[i] | parts
+        scores[i] += 2 * len(parts)
     best = max(scores, default=0)
     if not best:
         return None
