@@ -43,6 +43,13 @@ class SegmentIndex(Mapping[str, Segment]):
         self._postings: dict[str, list[str]] | None = None
         self._words: dict[str, frozenset[str]] = {}
 
+    @classmethod
+    def keyed(cls, segments: dict[str, Segment]) -> SegmentIndex:
+        """An index of segments already keyed by their ids (`segment_id` is made anew at each call)."""
+        index = cls(())
+        index._segments = segments
+        return index
+
     def __getitem__(self, segment_id: str) -> Segment:
         return self._segments[segment_id]
 
@@ -73,8 +80,9 @@ class SegmentIndex(Mapping[str, Segment]):
         if self._words and (new := asked.difference(self._postings)):
             for word in new:
                 self._postings[word] = []
-            for segment_id, held in self._words.items():  # ids in the segments' order, as a full index has them
-                for word in new & held:
+            # ids in the segments' order, as a full index has them; most segments hold none of the new words
+            for segment_id, found in zip(self._words, map(new.intersection, self._words.values()), strict=True):
+                for word in found:
                     self._postings[word].append(segment_id)
         return self._postings
 

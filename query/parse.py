@@ -36,6 +36,7 @@ _DEEP_OPEN = re.compile(r"\[(?:\s*\[){15,}")
 _DEEP_CLOSE = re.compile(r"\](?:\s*\]){15,}")
 _SPACES = re.compile(r"[ \t]{2,}")
 _SPACE_BEFORE_PUNCTUATION = re.compile(r"[ \t]+([.,;:!?])")
+_SPACED_PUNCTUATION = re.compile(r"[ \t][.,;:!?]")  # where the above matches, as a search the engine runs fast
 _SECTION_KEYS = ("sections", "answer_sections", "answers")
 _WRAPPER_KEYS = ("answer", "response", "data", "result", "output")
 _TEXT_KEYS = ("text", "content", "answer", "section")
@@ -298,7 +299,7 @@ def _section(text: str, ids: list[str], max_marker: int | None) -> Section | Non
     text = remove_model_markers(text, max_marker) if "[" in text else text
     if "  " in text or "\t" in text:
         text = _SPACES.sub(" ", text)
-    if _SPACE_BEFORE_PUNCTUATION.search(text):  # rare: a search is cheaper than a sub with a template
+    if _SPACED_PUNCTUATION.search(text):  # rare: a search is cheaper than a sub with a template
         text = _SPACE_BEFORE_PUNCTUATION.sub(r"\1", text)
     text = text.strip()
     if not text:

@@ -101,8 +101,9 @@ class SectionResolver:
             self._context = SegmentIndex(segments)
             self._known: dict[str, Segment | None] = dict(self._context)
         else:
-            self._known = dict(self._source.lookup({s.segment_id for s in segments} | set(prefetch)))
-            self._context = SegmentIndex(s for s in segments if s.segment_id in self._known)
+            ids = [s.segment_id for s in segments]  # (made from their parts at each call: made once)
+            self._known = dict(self._source.lookup(set(ids) | set(prefetch)))
+            self._context = SegmentIndex.keyed({i: s for i, s in zip(ids, segments, strict=True) if i in self._known})
 
     @property
     def context_ids(self) -> list[str]:

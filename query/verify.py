@@ -60,14 +60,13 @@ class LexicalVerifier:
         found, support = held(said, text)
         if not found:
             return Verdict(support, False, False, None)
-        missing = [(written, readings) for written, readings in said.numbers if not readings & text.numbers]
         unit = best_unit(said.words, text)
         contradiction = _contradiction(said, text, unit) or _number_conflict(claim, said, text, unit)
         if contradiction:
             return Verdict(min(support, CONTRADICTION_SUPPORT), True, True, f"contradicts: {contradiction}", found)
+        missing = [written for written, readings in said.numbers if readings.isdisjoint(text.numbers)]
         if missing:
-            warning = f"numbers not found: {', '.join(w for w, _ in missing)}"
-            return Verdict(support, True, False, warning, found)
+            return Verdict(support, True, False, f"numbers not found: {', '.join(missing)}", found)
         return Verdict(support, True, False, None, found)
 
 
@@ -89,7 +88,7 @@ def _number_conflict(claim: str, said: Claim, text: Passage, unit: int | None) -
     """A number of the claim the segment states differently (16 vs 61): another number stands in its place,
     between the same words, in the sentence that best matches the claim; or, for a number the segment does not
     hold at all, next to the same content words anywhere in it."""
-    if unit is None:
+    if unit is None or not said.numbers:
         return None
     differing = [(written, readings) for written, readings in said.numbers if not readings & text.unit_numbers[unit]]
     if not differing:
