@@ -8,7 +8,9 @@ workspace tier narrows with PostgreSQL full-text search instead and reuses `best
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
+import operator
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
@@ -53,6 +55,9 @@ class SegmentIndex(Mapping[str, Segment]):
     def __getitem__(self, segment_id: str) -> Segment:
         return self._segments[segment_id]
 
+    def __contains__(self, segment_id: object) -> bool:  # (Mapping's goes through __getitem__ and KeyError)
+        return segment_id in self._segments
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._segments)
 
@@ -80,9 +85,11 @@ class SegmentIndex(Mapping[str, Segment]):
         if self._words and (new := asked.difference(self._postings)):
             for word in new:
                 self._postings[word] = []
-            # ids in the segments' order, as a full index has them; most segments hold none of the new words
-            for segment_id, found in zip(self._words, map(new.intersection, self._words.values()), strict=True):
-                for word in found:
+            # ids in the segments' order, as a full index has them; most segments hold none of the new words, and
+            # are passed over in C
+            holding = map(operator.not_, map(new.isdisjoint, self._words.values()))
+            for segment_id, held in itertools.compress(self._words.items(), holding):
+                for word in new & held:
                     self._postings[word].append(segment_id)
         return self._postings
 
@@ -151,7 +158,7 @@ class _Scorer:
         adjustment = 0.0
         if self.numbers:
             keys = number_keys(segment_text)
-            agreeing = sum(1 for readings in self.numbers if readings & keys) / len(self.numbers)
+            agreeing = sum(map(operator.not_, map(keys.isdisjoint, self.numbers))) / len(self.numbers)
             if not agreeing:
                 return 0.0  # a claim's numbers are its most specific words: a segment holding none is not its source
             adjustment = NUMBER_BONUS * agreeing - NUMBER_PENALTY * (1 - agreeing)

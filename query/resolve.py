@@ -138,7 +138,9 @@ class SectionResolver:
     def _id_citations(self, valid: list[Segment], sentences: list[str]) -> tuple[list[SectionCitation], list[str]]:
         """The citations of the valid ids that support the section, and why the others are not shown. Each id is
         judged on the sentence its marker goes after: the one whose words and numbers its segment holds most."""
-        claims = [analyse_claim(sentence) for sentence in sentences] if valid and len(sentences) > 1 else []
+        if not valid:
+            return [], []
+        claims = [analyse_claim(sentence) for sentence in sentences] if len(sentences) > 1 else []
         anchors = [_anchor(segment, claims) for segment in valid]
         verdicts = [self._verifier.verify(sentences[at], s) for s, (at, _) in zip(valid, anchors, strict=True)]
         shown: set[int] = set()
