@@ -32,7 +32,7 @@ def with_markers(text: str, numbers: list[int]) -> str:
     """`… capital.` + [1, 2] -> `… capital [1][2].`"""
     if not numbers:
         return text
-    cluster = "".join(f"[{n}]" for n in numbers)
+    cluster = "[" + "][".join(map(str, numbers)) + "]"
     match = _FINAL_PUNCTUATION.search(text)
     if match is None:
         return f"{text} {cluster}"
@@ -62,7 +62,7 @@ class AnswerBuilder:
             if not here:
                 continue
             pieces.append(section.text[position:start] + with_markers(section.text[start:end], here))
-            numbers.extend(n for n in here if n not in numbers)
+            numbers += [n for n in here if n not in numbers]
             position = end
         pieces.append(section.text[position:])
         text = "".join(pieces)

@@ -256,19 +256,20 @@ def held(said: Claim, text: Passage) -> tuple[frozenset[str], float]:
     the claim with numbers counting double: the lexical measure of support."""
     found = said.plain & text.words
     if not said.parts:
-        return found, round(len(found) / said.weight, 3) if said.weight else 0.0
-    numbers_held = numbers_in(said, text.numbers)
+        return found, _share(len(found), said.weight)
+    numbers_held: set[str] = set()  # as `#value` parts: never a word
+    for readings, part in said.parts:  # (a loop: claims hold a number or two, and this runs per segment)
+        if not readings.isdisjoint(text.numbers):
+            numbers_held.add(part)
     found = found | numbers_held
-    return found, round((len(found) + len(numbers_held)) / said.weight, 3)
+    return found, _share(len(found) + len(numbers_held), said.weight)
 
 
-def numbers_in(said: Claim, number_keys: frozenset[str]) -> set[str]:
-    """The claim's numbers, as `#value` parts (never a word), that readings among `number_keys` hold."""
-    found: set[str] = set()
-    for readings, part in said.parts:  # (a loop: claims hold a number or two, and this runs per unit)
-        if not readings.isdisjoint(number_keys):
-            found.add(part)
-    return found
+@functools.lru_cache(maxsize=4096)
+def _share(held_weight: int, weight: int) -> float:
+    """`held_weight / weight` to 3 places (0 for a claim of no weight). Cached: `round` to places is slow, and
+    claims are short, so few pairs come up."""
+    return round(held_weight / weight, 3) if weight else 0.0
 
 
 @functools.lru_cache(maxsize=8192)
