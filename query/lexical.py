@@ -109,7 +109,7 @@ def _negation(text: str, text_words: list[str]) -> str | None:
 
 def opposite_words(claim_words: frozenset[str], passage_words: frozenset[str]) -> tuple[str, str] | None:
     """A word of the claim and its opposite in the passage (`granted`, `refused`), when only one side has each."""
-    if not (claim_words & _OPPOSITE_WORDS and passage_words & _OPPOSITE_WORDS):
+    if claim_words.isdisjoint(_OPPOSITE_WORDS) or passage_words.isdisjoint(_OPPOSITE_WORDS):
         return None
     for left, right in _OPPOSITES:
         for ours, theirs in ((left, right), (right, left)):

@@ -248,8 +248,11 @@ def _sections_from_value(value: Any, max_marker: int | None) -> list[Section]:
 def _section_from_item(item: Any, max_marker: int | None) -> Section | None:
     if not isinstance(item, dict):
         return _section(" ".join(_leaves(item)), [], max_marker)
-    text = next((item[k] for k in _TEXT_KEYS if k in item and item[k] is not None), "")
-    ids = next((item[k] for k in _ID_KEYS if k in item and item[k] is not None), [])
+    # (the keys the prompt asks for first: the usual item is read without a search through the others)
+    if (text := item.get(_TEXT_KEYS[0])) is None:
+        text = next((item[k] for k in _TEXT_KEYS if k in item and item[k] is not None), "")
+    if (ids := item.get(_ID_KEYS[0])) is None:
+        ids = next((item[k] for k in _ID_KEYS if k in item and item[k] is not None), [])
     return _section(text if isinstance(text, str) else " ".join(_leaves(text)), _id_list(ids), max_marker)
 
 

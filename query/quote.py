@@ -100,9 +100,12 @@ def _best_run(claim: str, text: Passage) -> tuple[int, int] | None:
     best = max(scores, default=0)
     if not best:
         return None
-    units = text.units
-    tied = (i for i, score in enumerate(scores) if score == best)
-    first = last = min(tied, key=lambda i: units[i][1] - units[i][0])  # the first of the shortest
+    first = scores.index(best)
+    if scores.count(best) > 1:  # the first of the shortest
+        units = text.units
+        tied = (i for i, score in enumerate(scores) if score == best)
+        first = min(tied, key=lambda i: units[i][1] - units[i][0])
+    last = first
     run = set(held[first])
     while last - first + 1 < MAX_RUN:
         after = held[last + 1] - run if last + 1 < len(held) else set()

@@ -64,7 +64,7 @@ class LexicalVerifier:
         contradiction = _contradiction(said, text, unit) or _number_conflict(claim, said, text, unit)
         if contradiction:
             return Verdict(min(support, CONTRADICTION_SUPPORT), True, True, f"contradicts: {contradiction}", found)
-        missing = [written for written, readings in said.numbers if readings.isdisjoint(text.numbers)]
+        missing = [w for w, readings in said.numbers if readings.isdisjoint(text.numbers)] if said.numbers else None
         if missing:
             return Verdict(support, True, False, f"numbers not found: {', '.join(missing)}", found)
         return Verdict(support, True, False, None, found)
@@ -90,7 +90,8 @@ def _number_conflict(claim: str, said: Claim, text: Passage, unit: int | None) -
     hold at all, next to the same content words anywhere in it."""
     if unit is None or not said.numbers:
         return None
-    differing = [(written, readings) for written, readings in said.numbers if not readings & text.unit_numbers[unit]]
+    unit_numbers = text.unit_numbers[unit]
+    differing = [(written, readings) for written, readings in said.numbers if readings.isdisjoint(unit_numbers)]
     if not differing:
         return None
     start, end = text.units[unit]
