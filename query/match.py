@@ -175,8 +175,8 @@ class _Scorer:
 
 def best_match(claim: str, candidates: Iterable[Segment]) -> Match | None:
     """The candidate that best supports the claim, if it clears the threshold (ties: the earlier one)."""
-    if len(words(claim)) < MIN_CLAIM_WORDS:
-        return None
+    if len(content_words(claim)) < MIN_CLAIM_WORDS and len(words(claim)) < MIN_CLAIM_WORDS:
+        return None  # (a claim's distinct content words are some of its words: counted first, as they are cached)
     scorer = _Scorer(claim)
     best: Match | None = None
     for segment in candidates:

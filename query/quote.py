@@ -67,7 +67,7 @@ def snippet_preview(text: str, start: int = 0, end: int | None = None, limit: in
     """At most `limit` characters of `text` centred on `[start, end)`, cut at word boundaries with `…`."""
     end = len(text) if end is None else end
     if len(text) <= limit:
-        return defused(" ".join(text.split()))
+        return defused(_one_line(text))
     budget = limit - 2  # room for an ellipsis at each end
     left = max(0, start - max(0, budget - (end - start)) // 2)
     right = min(len(text), left + budget)
@@ -77,10 +77,18 @@ def snippet_preview(text: str, start: int = 0, end: int | None = None, limit: in
     if right < len(text) and not text[right].isspace():
         gap_at = max(text.rfind(" ", left, right), text.rfind("\n", left, right))
         right = gap_at if gap_at > left else right  # the window ends inside a word: drop its head
-    body = " ".join(text[left:right].split()).rstrip(" ,;:")
+    body = _one_line(text[left:right]).rstrip(" ,;:")
     snippet = ("…" if left > 0 else "") + body + ("…" if right < len(text) else "")
     # (the ellipses are neither stripped by the store nor part of a SEG-like sequence: the body decides)
     return snippet if unchanged_by_neutralizing(body) else neutralize_seg_tags(snippet)
+
+
+def _one_line(text: str) -> str:
+    """`text` with its runs of whitespace as single spaces, trimmed. (Printable text holds no whitespace but the
+    space: without two in a row, only its ends change.)"""
+    if text.isprintable() and "  " not in text:
+        return text.strip(" ")
+    return " ".join(text.split())
 
 
 def _best_run(claim: str, text: Passage) -> tuple[int, int] | None:
