@@ -83,7 +83,7 @@ class AnswerBuilder:
         segment_id = citation.segment.segment_id
         if segment_id not in self._numbers:
             self._numbers[segment_id] = len(self._numbers) + 1
-            self._citations.append(citation_payload(citation, self._numbers[segment_id], section))
+            self._citations.append(citation_payload(citation, self._numbers[segment_id], section, segment_id))
         return self._numbers[segment_id]
 
     @property
@@ -97,7 +97,10 @@ class AnswerBuilder:
         backed_by: dict[int, list[int]] = {}  # citation number -> indexes of the sentences it backs
         for index, (start, end, numbers) in enumerate(sentence_markers(content)):
             # `[2023]` the model wrote stays text, not a citation
-            ids = sorted({n for n in numbers if 1 <= n <= count}) if numbers else []
+            if len(numbers) > 1:
+                ids = sorted({n for n in numbers if 1 <= n <= count})
+            else:  # (most sentences: no marker or one)
+                ids = numbers if numbers and 1 <= numbers[0] <= count else []
             for number in ids:
                 backed_by.setdefault(number, []).append(index)
             sentences.append({"text": content[start:end], "start": start, "end": end, "citation_ids": ids})
@@ -120,13 +123,16 @@ class AnswerBuilder:
         }
 
 
-def citation_payload(citation: SectionCitation, number: int, section: ResolvedSection) -> dict[str, Any]:
-    """One entry of `metadata.citations`: where the segment is, and the passage of it that backs the claim."""
+def citation_payload(
+    citation: SectionCitation, number: int, section: ResolvedSection, segment_id: str | None = None
+) -> dict[str, Any]:
+    """One entry of `metadata.citations`: where the segment is, and the passage of it that backs the claim.
+    (`segment_id`: the segment's, when the caller has it: `Segment.segment_id` is made anew at each call.)"""
     segment = citation.segment
     quote = find_quote(segment, citation.claim)
     return {
         "number": number,
-        "segment_id": segment.segment_id,
+        "segment_id": segment.segment_id if segment_id is None else segment_id,
         "document_id": segment.document_id,
         "segment_index": segment.segment_index,
         "page_idx": segment.page_idx,

@@ -146,7 +146,8 @@ class SectionResolver:
         shown: set[int] = set()
         refused: dict[int, str] = {}
         covered: set[str] = set()
-        for i in sorted(range(len(valid)), key=lambda i: -verdicts[i].support):  # stable: ties keep the model's order
+        supports = [-verdict.support for verdict in verdicts]
+        for i in sorted(range(len(valid)), key=supports.__getitem__):  # stable: ties keep the model's order
             if not verdicts[i].related:
                 refused[i] = f"{valid[i].segment_id} does not support this text"
             elif covered and not verdicts[i].held - covered:  # copied along: backs nothing the better ids do not
