@@ -51,6 +51,10 @@ class AnswerBuilder:
 
     def add(self, section: ResolvedSection) -> dict[str, Any]:
         """Numbers the section's citations and places its markers; returns the section with its marked text."""
+        entry, text = self._add(section)
+        return {**entry, "marked_text": text}
+
+    def _add(self, section: ResolvedSection) -> tuple[dict[str, Any], str]:
         pieces: list[str] = []
         numbers: list[int] = []
         position = 0
@@ -77,7 +81,7 @@ class AnswerBuilder:
             "citation_error": section.error,
         }
         self._sections.append(entry)
-        return {**entry, "marked_text": text}
+        return entry, text
 
     def _number(self, citation: SectionCitation, section: ResolvedSection) -> int:
         segment_id = citation.segment.segment_id
@@ -166,7 +170,7 @@ def build_answer(
     )
     builder = AnswerBuilder()
     for section in parsed.sections:
-        builder.add(resolver.resolve(section))
+        builder._add(resolver.resolve(section))  # (`add` but for the copy it returns, which is not needed here)
     return builder.payload(
         raw_output=raw_llm_output or "", extra_text=parsed.extra_text, context_ids=resolver.context_ids
     )

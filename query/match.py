@@ -26,7 +26,7 @@ MATCH_THRESHOLD = 62.0  # on the 0..100 scale of `match_score`; calibrated by be
 MIN_CLAIM_WORDS = 3  # shorter sentences ("Yes.") carry too little to match on
 SCAN_LIMIT = 256  # up to this many segments, postings are made per word asked about, not for every word
 # A value as written: `62,86`, `12345678`, `2020/10/01`, `10:30`.
-_VALUE = re.compile(r"\d[\d.,/:\-]*\d|\d")
+_VALUE = re.compile(r"\d(?:[\d.,/:\-]*\d)?")  # (starts with a digit class: the engine skips to digits)
 
 
 class SegmentSource(Protocol):
