@@ -41,6 +41,7 @@ _SECTION_KEYS = ("sections", "answer_sections", "answers")
 _WRAPPER_KEYS = ("answer", "response", "data", "result", "output")
 _TEXT_KEYS = ("text", "content", "answer", "section")
 _ID_KEYS = ("source_ids", "sourceIds", "source_id", "sources", "ids", "citations")
+_ID_KEY_SET = frozenset(_ID_KEYS)
 _ID_KEY_IN_TEXT = re.compile(r'"(?:source_ids|sourceIds|source_id|sources|ids|citations)"\s*:')
 MAX_REPAIR_CHARS = 65_536  # json_repair is pure Python: past this, broken JSON is prose
 MAX_RESTARTS = 4  # unclosed brackets rescanned from the next answer-like start: bounded, so parsing stays linear
@@ -195,7 +196,7 @@ def _count_id_keys(value: Any) -> int:
     if isinstance(value, dict):
         inner = next((value[k] for k in (*_SECTION_KEYS, *_WRAPPER_KEYS) if isinstance(value.get(k), list)), None)
         items = inner if inner is not None else [value]
-    return sum(1 for item in items if isinstance(item, dict) for key in _ID_KEYS if key in item)
+    return sum(len(_ID_KEY_SET.intersection(item)) for item in items if isinstance(item, dict))
 
 
 def _merge_repeated_ids(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
