@@ -265,6 +265,14 @@ def held(said: Claim, text: Passage) -> tuple[frozenset[str], float]:
     return found, _share(len(found) + len(numbers_held), said.weight)
 
 
+def share(said: Claim, text: Passage) -> float:
+    """`held(said, text)[1]` without making the parts held: for comparisons of one segment's sentences."""
+    weight = len(said.plain & text.words)
+    if said.parts:
+        weight += 2 * len({part for readings, part in said.parts if not readings.isdisjoint(text.numbers)})
+    return _share(weight, said.weight)
+
+
 @functools.lru_cache(maxsize=4096)
 def _share(held_weight: int, weight: int) -> float:
     """`held_weight / weight` to 3 places (0 for a claim of no weight). Cached: `round` to places is slow, and

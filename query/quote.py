@@ -32,13 +32,7 @@ class Quote(msgspec.Struct, frozen=True):  # a Struct: built in C, one per citat
     char_end: int | None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "text": self.text,
-            "start": self.start,
-            "end": self.end,
-            "char_start": self.char_start,
-            "char_end": self.char_end,
-        }
+        return msgspec.structs.asdict(self)  # {"text": …, "start": …, "end": …, "char_start": …, "char_end": …}
 
 
 def find_quote(segment: Segment, claim: str) -> Quote:

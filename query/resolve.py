@@ -16,7 +16,7 @@ from typing import Any
 
 from ingest import Segment, make_segment_id
 from query.ids import check_source_ids, parse_source_id
-from query.lexical import Claim, held, passage
+from query.lexical import Claim, passage, share
 from query.lexical import claim as analyse_claim
 from query.markers import split_sentences
 from query.match import (
@@ -222,7 +222,7 @@ def _anchor(segment: Segment, claims: list[Claim]) -> tuple[int, bool]:
     if len(claims) <= 1:
         return 0, True
     text = passage(segment.text, segment.kind == "table")
-    shares = [held(said, text)[1] for said in claims]
+    shares = [share(said, text) for said in claims]
     best = max(shares)
     near = [i for i, share in enumerate(shares) if share >= best - STANDS_OUT]
     return near[-1], len(near) == 1
