@@ -286,7 +286,8 @@ def claim(text: str) -> Claim:
     said = _content(text_words)
     plain = frozenset(w for w in said if not w.isdigit())
     numbers = number_mentions(text)
-    parts = tuple((readings, f"#{min(readings)}") for _, readings in numbers)
+    # (a number with no reading, such as `1.2.3`, is never held: it has no part, but weighs as the others do)
+    parts = tuple((readings, f"#{min(readings)}") for _, readings in numbers if readings)
     return Claim(said, plain, numbers, _negation(text, text_words), parts, len(plain) + 2 * len(numbers))
 
 

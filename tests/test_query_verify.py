@@ -96,3 +96,21 @@ def test_a_verifier_passed_in_replaces_the_lexical_one() -> None:
         ("invalid", "a:0 does not support this text"),
         ("uncited", None),
     ]
+
+
+def test_a_number_with_no_reading_is_never_held_and_breaks_nothing() -> None:
+    # `01.12.2022` reads as no number (several dots, no thousands groups): the claim weighs it, nothing holds it.
+    text = "Facture du 01.12.2022. Total TTC 62,86 EUR, payee le 15.12.2022."
+    verdict = LexicalVerifier().verify("La facture du 01.12.2022 est payee.", segment(text))
+    assert (verdict.related, verdict.held) == (True, frozenset({"facture", "payee"}))
+    raw = orjson.dumps(
+        {
+            "sections": [
+                {"text": "La facture du 01.12.2022 est payee.", "source_ids": ["d:0"]},
+                {"text": "Total TTC 62,86 EUR payee le 15.12.2022.", "source_ids": []},
+            ]
+        }
+    ).decode()
+    payload = build_answer(raw, context=[segment(text)])
+    assert payload["metadata"]["stats"] == {"cited": 1, "matched": 0, "invalid": 0, "uncited": 1}
+    assert payload["metadata"]["citations"][0]["quote"]["text"] == text
