@@ -7,7 +7,6 @@ streams them shows the same numbers as the final payload, which equals `build_an
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -23,9 +22,9 @@ from query.verify import Verifier
 
 RAW_OUTPUT_BYTES = 65_536  # metadata.raw_output keeps at most this much of the model's reply
 STATUSES = ("cited", "matched", "invalid", "uncited")
-# A sentence's final punctuation (with closing quotes/brackets): markers go just before it. (`[…][…]*`: see
-# markers._END.)
-_FINAL_PUNCTUATION = re.compile(r"([.!?…:;。][.!?…:;。]*[\"'”’)\]]*)\s*$")
+# A sentence's final punctuation (with closing quotes/brackets, then maybe spaces): markers go just before it.
+_FINAL_PUNCTUATION = ".!?…:;。"
+_CLOSING = "\"'”’)]"
 
 
 def with_markers(text: str, numbers: list[int]) -> str:
@@ -33,10 +32,13 @@ def with_markers(text: str, numbers: list[int]) -> str:
     if not numbers:
         return text
     cluster = "[" + "][".join(map(str, numbers)) + "]"
-    match = _FINAL_PUNCTUATION.search(text)
-    if match is None:
+    # The final punctuation is what `[.!?…:;。]+["'”’)\]]*\s*$` would find, read from the end (strips, no scan).
+    stripped = text.rstrip()
+    closed = stripped.rstrip(_CLOSING)
+    before = len(closed.rstrip(_FINAL_PUNCTUATION))
+    if before == len(closed):
         return f"{text} {cluster}"
-    return f"{text[: match.start()].rstrip()} {cluster}{match.group(1)}"
+    return f"{text[:before].rstrip()} {cluster}{stripped[before:]}"
 
 
 class AnswerBuilder:
