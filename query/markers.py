@@ -121,6 +121,8 @@ def _is_abbreviation(text: str, dot: int) -> bool:
         return False
     if dot + 1 < len(text) and text[dot + 1].isdigit() and dot > 0 and text[dot - 1].isdigit():
         return True  # 3.14 (the regex needs whitespace after, so this only guards odd input)
+    if text[dot - 1].isdigit():
+        return False  # the end of a number ("in 2019."): no abbreviation or initial ends with a digit
     left = max(0, dot - _LONGEST_ABBREVIATION)
     word_start = _TAIL_WORD.search(text, left, dot).start()
     if word_start == left > 0:
