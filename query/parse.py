@@ -36,7 +36,10 @@ _DEEP_OPEN = re.compile(r"\[(?:\s*\[){15,}")
 _DEEP_CLOSE = re.compile(r"\](?:\s*\]){15,}")
 _SPACES = re.compile(r"[ \t]{2,}")
 _SPACE_BEFORE_PUNCTUATION = re.compile(r"[ \t]+([.,;:!?])")
-_SPACED_PUNCTUATION = re.compile(r"[ \t][.,;:!?]")  # where the above matches, as a search the engine runs fast
+# Where the above matches, as searches the regex engine runs fast: a pattern that starts with one literal character
+# is scanned for it in C; one that starts with a character set (`[ \t]`) is tried at every position.
+_SPACED_PUNCTUATION = re.compile(r" [.,;:!?]")
+_TABBED_PUNCTUATION = re.compile(r"\t[.,;:!?]")
 _SECTION_KEYS = ("sections", "answer_sections", "answers")
 _WRAPPER_KEYS = ("answer", "response", "data", "result", "output")
 _TEXT_KEYS = ("text", "content", "answer", "section")
@@ -286,7 +289,10 @@ def _id_list(ids: Any) -> list[str]:
     for item in items:
         rest, tagged = take_seg_tags(without_surrogates(item))
         out.extend(tagged)
-        out.extend(split_ids(rest))
+        if rest.isprintable() and " " not in rest and "," not in rest and ";" not in rest:
+            out += [rest] if rest else []  # one id: what split_ids gives (no whitespace is printable but " ")
+        else:
+            out.extend(split_ids(rest))
     return out
 
 
@@ -303,7 +309,8 @@ def _section(text: str, ids: list[str], max_marker: int | None) -> Section | Non
     text = remove_model_markers(text, max_marker) if "[" in text else text
     if "  " in text or "\t" in text:
         text = _SPACES.sub(" ", text)
-    if _SPACED_PUNCTUATION.search(text):  # rare: a search is cheaper than a sub with a template
+    # (rare: searches are cheaper than a sub with a template)
+    if _SPACED_PUNCTUATION.search(text) or ("\t" in text and _TABBED_PUNCTUATION.search(text)):
         text = _SPACE_BEFORE_PUNCTUATION.sub(r"\1", text)
     text = text.strip()
     if not text:
