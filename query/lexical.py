@@ -60,7 +60,8 @@ def plain_words(text: str) -> frozenset[str]:
 
 @functools.lru_cache(maxsize=8192)
 def number_readings(token: str) -> frozenset[str]:
-    """The values a written number can mean: `4,500` is 4500 or 4.5, `62,86` is 62.86, `1.234,50` is 1234.5."""
+    """The values a written number can mean: `4,500` is 4500 or 4.5, `62,86` is 62.86, `1.234,50` is 1234.5;
+    one that is no single value (`01.12.2022`) means its groups, so a claim quoting it is held by it."""
     parts = _SEPARATOR.split(token)
     if len(parts) == 1:
         return frozenset({str(int(token))})
@@ -72,6 +73,8 @@ def number_readings(token: str) -> frozenset[str]:
         fraction = parts[-1].rstrip("0")
         whole = str(int("".join(parts[:-1])))
         readings.add(f"{whole}.{fraction}" if fraction else whole)
+    if not readings:  # `01.12.2022`, `1.2.3`: a date or a version, read as its groups (`1.12.2022`)
+        readings.add(".".join(str(int(part)) for part in parts))
     return frozenset(readings)
 
 

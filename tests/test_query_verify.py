@@ -98,11 +98,15 @@ def test_a_verifier_passed_in_replaces_the_lexical_one() -> None:
     ]
 
 
-def test_a_number_with_no_reading_is_never_held_and_breaks_nothing() -> None:
-    # `01.12.2022` reads as no number (several dots, no thousands groups): the claim weighs it, nothing holds it.
+def test_a_dotted_date_is_held_by_the_same_date_and_contradicted_by_another() -> None:
+    # `01.12.2022` is no single number (several dots, no thousands groups): it reads as its groups, so a claim
+    # quoting its own segment is supported (it was flagged `contradicts: 01.12.2022 vs 01.12.2022`).
     text = "Facture du 01.12.2022. Total TTC 62,86 EUR, payee le 15.12.2022."
     verdict = LexicalVerifier().verify("La facture du 01.12.2022 est payee.", segment(text))
-    assert (verdict.related, verdict.held) == (True, frozenset({"facture", "payee"}))
+    assert (verdict.support, verdict.contradicts, verdict.warning) == (1.0, False, None)
+    assert verdict.held == frozenset({"facture", "payee", "#1.12.2022"})
+    wrong = LexicalVerifier().verify("La facture du 03.12.2022 est payee.", segment(text))
+    assert (wrong.contradicts, wrong.warning) == (True, "contradicts: 03.12.2022 vs 01.12.2022")
     raw = orjson.dumps(
         {
             "sections": [
@@ -112,5 +116,7 @@ def test_a_number_with_no_reading_is_never_held_and_breaks_nothing() -> None:
         }
     ).decode()
     payload = build_answer(raw, context=[segment(text)])
-    assert payload["metadata"]["stats"] == {"cited": 1, "matched": 0, "invalid": 0, "uncited": 1}
-    assert payload["metadata"]["citations"][0]["quote"]["text"] == text
+    assert payload["metadata"]["stats"] == {"cited": 1, "matched": 1, "invalid": 0, "uncited": 0}
+    assert [section["citations"] for section in payload["metadata"]["sections"]] == [[1], [1]]
+    (citation,) = payload["metadata"]["citations"]  # one segment backs both sections: its quote spans both
+    assert (citation["quote"]["text"], citation["support"], citation["warning"]) == (text, 1.0, None)
