@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import psycopg
 import pytest
 import redis
 from docai_synth import PageSpec, build_document, shard_document
@@ -21,7 +22,7 @@ from openai_stub import FakeOpenAI
 from worker import answers, documents
 from worker.embedded import redis_client_url
 from worker.embeddings import HashEmbedder, OpenAIEmbedder
-from worker.errors import MissingObject, PermanentError, TransientError
+from worker.errors import MissingObject, PermanentError, TransientError, describe_transient
 from worker.llm import OpenAIAnswerer
 from worker.objects import LocalFolderStore, R2Store, make_object_store
 from worker.rag import RagStore, context_chunks, segment_ids_of
@@ -469,3 +470,23 @@ def test_nothing_found_is_decided_by_the_structure_not_the_words() -> None:
 def test_an_empty_workspace_retrieves_no_context(rag_and_store) -> None:
     rag, _ = rag_and_store
     assert rag.retrieve(str(uuid.uuid4()), "What is the budget?", 3) == []
+
+
+@pytest.mark.parametrize(
+    ("error", "described"),
+    [
+        (
+            TransientError("LLM unavailable (APITimeoutError): Request timed out."),
+            "LLM unavailable (APITimeoutError): Request timed out.",
+        ),
+        (
+            psycopg.OperationalError("connection refused"),
+            "the database did not answer (OperationalError: connection refused)",
+        ),
+        (redis.ConnectionError("Error 111"), "Redis did not answer (ConnectionError: Error 111)"),
+        (TimeoutError("timed out"), "a service did not answer (TimeoutError: timed out)"),
+    ],
+)
+def test_a_transient_error_is_described_by_the_service_that_failed(error: BaseException, described: str) -> None:
+    # What a row's `error` says after the retries are spent: what failed first, the library's words after.
+    assert describe_transient(error) == described

@@ -29,8 +29,7 @@ class LockLost(TransientError):
 
 
 # Library errors that mean "a service is down, restarting or slow" wherever they surface: a database or a
-# broker restart shows up in psycopg's and redis' own types, from any adapter. Kept by their names in the
-# messages users see (`gave up after 2 retries: PoolTimeout: …`).
+# broker restart shows up in psycopg's and redis' own types, from any adapter.
 TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (
     TransientError,
     psycopg.OperationalError,
@@ -40,3 +39,18 @@ TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (
     ConnectionError,
     TimeoutError,
 )
+
+
+def describe_transient(exc: BaseException) -> str:
+    """A transient error as a user reads it once the retries are spent: our own errors say what failed; a
+    library's is named by the service it comes from, with its own words kept for the operator
+    (`the database did not answer (PoolTimeout: couldn't get a connection after 1.00 sec)`)."""
+    if isinstance(exc, TransientError):
+        return str(exc)
+    if isinstance(exc, psycopg.Error):
+        service = "the database"
+    elif isinstance(exc, redis.RedisError):
+        service = "Redis"
+    else:
+        service = "a service"
+    return f"{service} did not answer ({type(exc).__name__}: {exc})"

@@ -17,7 +17,7 @@ from celery.signals import worker_process_shutdown, worker_ready
 
 from worker import answers, documents
 from worker.app import app
-from worker.errors import TRANSIENT_ERRORS, PermanentError
+from worker.errors import TRANSIENT_ERRORS, PermanentError, describe_transient
 from worker.runtime import Runtime, runtime
 from worker.stores.rows import DOCUMENT_UNFINISHED, MESSAGE_UNFINISHED, DocumentStatus
 
@@ -65,7 +65,7 @@ class RowTask(Task):
                 rt, object_id, f"processing took longer than {rt.settings.segcite_task_soft_time_limit} s"
             )
         except TRANSIENT_ERRORS as exc:
-            return self.give_up(rt, object_id, f"gave up after {self.max_retries} retries: {type(exc).__name__}: {exc}")
+            return self.give_up(rt, object_id, f"gave up after {self.max_retries} retries: {describe_transient(exc)}")
         rt.deliveries.forget(self.kind, object_id)
         return result
 
