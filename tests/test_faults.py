@@ -538,6 +538,29 @@ def test_work_left_by_a_dead_worker_is_resumed_on_worker_start(env: FaultEnv) ->
         env.stop_workers()
 
 
+def test_work_lost_while_workers_run_is_taken_up_within_a_time_limit(env: FaultEnv) -> None:
+    """A task lost while the workers keep running (a retry the broker could not take past the wait, a wiped
+    broker) leaves its row `ingesting` or `processing`: one worker's periodic reconcile, once per hard time
+    limit, enqueues it again. Work still waiting in the queue is left alone (a long queue is not lost work)."""
+    env.worker(SEGCITE_TASK_TIME_LIMIT="15", SEGCITE_TASK_SOFT_TIME_LIMIT="10")
+    try:
+        # Made after the worker started: only the periodic pass can find these.
+        workspace, document_id = env.document(pages=3)
+        backdate(env, "documents", document_id, "ingesting")
+        conversation = env.store.create_conversation(workspace)
+        question = env.store.create_message(conversation, "user", "What does page 2 say about the budget?")
+        answer = env.store.create_message(conversation, "assistant", "", reply_to=question.id)
+        backdate(env, "messages", answer.id, "processing")
+        queued = env.store.create_message(conversation, "assistant", "", reply_to=question.id)
+        backdate(env, "messages", queued.id, "pending")
+        assert env.wait_document(document_id, timeout=60).status == "ingested"
+        message = env.wait_message(answer.id, timeout=60)
+        assert message.status == "done" and message.content
+        assert env.store.get_message(queued.id).status == "pending"
+    finally:
+        env.stop_workers()
+
+
 # 3 ---------------------------------------------------------------------------------------------------------
 
 

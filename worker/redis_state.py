@@ -1,5 +1,6 @@
 """Everything segcite keeps in Redis, under `segcite:*`: workspace locks, computed answers waiting to be
-published, and the delivery counts behind the redelivery cap. No other module spells a key."""
+published, the delivery counts behind the redelivery cap, and whose turn it is to reconcile. No other module
+spells a key."""
 
 from __future__ import annotations
 
@@ -13,6 +14,11 @@ WEEK = 7 * 24 * 3600
 
 def workspace_lock_key(workspace_id: str) -> str:
     return f"segcite:lock:workspace:{workspace_id}"
+
+
+def claim_reconcile(client: redis.Redis, seconds: int) -> bool:
+    """Whether this worker is the one to look for unfinished work in this period (one worker per period does)."""
+    return bool(client.set("segcite:reconcile", 1, nx=True, ex=max(1, seconds - 1)))
 
 
 class AnswerCache:

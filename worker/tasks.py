@@ -18,6 +18,7 @@ from celery.signals import worker_process_shutdown, worker_ready
 from worker import answers, documents
 from worker.app import app
 from worker.errors import TRANSIENT_ERRORS, PermanentError, describe_transient
+from worker.reconcile import PeriodicReconcile
 from worker.runtime import Runtime, runtime
 from worker.stores.rows import DOCUMENT_UNFINISHED, MESSAGE_UNFINISHED, DocumentStatus
 
@@ -197,3 +198,6 @@ def _reconcile_on_start(**_: Any) -> None:
         reconcile(load_settings())
     except Exception as exc:  # the database may be down at start; the worker still serves
         log.warning("could not look for unfinished work: %s", exc)
+
+
+app.steps["consumer"].add(PeriodicReconcile)  # and then once per hard time limit, by one worker

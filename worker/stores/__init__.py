@@ -56,7 +56,10 @@ class Store(Protocol):
         """A `message.delta` event on the message's topic; no row is written."""
         ...
 
-    def stale(self, older_than_seconds: int) -> tuple[list[str], list[str]]: ...
+    def stale(self, older_than_seconds: int, started_only: bool = False) -> tuple[list[str], list[str]]:
+        """Ids of unfinished documents and messages whose row has not moved for `older_than_seconds`; with
+        `started_only`, only those a task had started."""
+        ...
 
 
 class WorkspaceSegments:

@@ -22,11 +22,9 @@ from worker.stores.rows import (
     DOCUMENT_COLUMNS,
     DOCUMENT_EVENT,
     DOCUMENT_FIELDS,
-    DOCUMENT_UNFINISHED,
     MAX_EVENT_BYTES,
     MESSAGE_EVENT,
     MESSAGE_FIELDS,
-    MESSAGE_UNFINISHED,
     SEGMENT_COLUMNS,
     DocumentRow,
     DuplicateContent,
@@ -36,6 +34,7 @@ from worker.stores.rows import (
     check_fields,
     segment_from_row,
     segment_to_row,
+    unfinished,
 )
 
 # pg_notify payloads are capped at 8000 bytes by PostgreSQL.
@@ -251,19 +250,20 @@ class PostgresStore:
         with self.pool.connection() as conn:
             self._publish(conn, message.topic, DELTA_EVENT, delta, brief)
 
-    def stale(self, older_than_seconds: int) -> tuple[list[str], list[str]]:
+    def stale(self, older_than_seconds: int, started_only: bool = False) -> tuple[list[str], list[str]]:
         """Ids of work nobody finished: documents not yet ingested and messages not yet answered whose row has
         not moved for longer than a task may run (a dead worker's, or a task lost with its broker)."""
+        document_statuses, message_statuses = unfinished(started_only)
         with self.pool.connection() as conn:
             documents = conn.execute(
                 "select id from documents where status = any(%s) "
                 "and updated_at < now() - make_interval(secs => %s) order by updated_at",
-                ([str(s) for s in DOCUMENT_UNFINISHED], older_than_seconds),
+                (document_statuses, older_than_seconds),
             ).fetchall()
             messages = conn.execute(
                 "select id from messages where role = 'assistant' and status = any(%s) "
                 "and updated_at < now() - make_interval(secs => %s) order by updated_at",
-                ([str(s) for s in MESSAGE_UNFINISHED], older_than_seconds),
+                (message_statuses, older_than_seconds),
             ).fetchall()
         return [str(r["id"]) for r in documents], [str(r["id"]) for r in messages]
 

@@ -43,6 +43,18 @@ MESSAGE_FINISHED = frozenset({MessageStatus.DONE, MessageStatus.FAILED})
 # Statuses of work somebody still has to finish (what reconcile re-enqueues when they stop moving).
 DOCUMENT_UNFINISHED = (DocumentStatus.UPLOADED, DocumentStatus.PARSED, DocumentStatus.INGESTING)
 MESSAGE_UNFINISHED = (MessageStatus.PENDING, MessageStatus.PROCESSING)
+# Unfinished work a task had started (reconcile's periodic pass looks only at these).
+DOCUMENT_STARTED = (DocumentStatus.PARSED, DocumentStatus.INGESTING)
+MESSAGE_STARTED = (MessageStatus.PROCESSING,)
+
+
+def unfinished(started_only: bool) -> tuple[list[str], list[str]]:
+    """The document and message statuses `Store.stale` looks for."""
+    documents, messages = (
+        (DOCUMENT_STARTED, MESSAGE_STARTED) if started_only else (DOCUMENT_UNFINISHED, MESSAGE_UNFINISHED)
+    )
+    return [str(s) for s in documents], [str(s) for s in messages]
+
 
 DOCUMENT_FIELDS = frozenset(
     {"status", "error", "progress", "page_count", "segment_count", "filename", "docai_raw_r2_key", "content_hash"}

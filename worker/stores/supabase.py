@@ -25,11 +25,9 @@ from worker.stores.rows import (
     DOCUMENT_COLUMNS,
     DOCUMENT_EVENT,
     DOCUMENT_FIELDS,
-    DOCUMENT_UNFINISHED,
     MAX_EVENT_BYTES,
     MESSAGE_EVENT,
     MESSAGE_FIELDS,
-    MESSAGE_UNFINISHED,
     SEGMENT_COLUMNS,
     DocumentRow,
     DuplicateContent,
@@ -39,6 +37,7 @@ from worker.stores.rows import (
     check_fields,
     segment_from_row,
     segment_to_row,
+    unfinished,
 )
 
 _DOCUMENT_SELECT = ",".join(DOCUMENT_COLUMNS)
@@ -255,13 +254,14 @@ class SupabaseStore:
     def publish_delta(self, message: MessageRow, delta: dict[str, Any]) -> None:
         self._broadcast(message.topic, DELTA_EVENT, delta, {"message_id": message.id, "seq": delta["seq"]})
 
-    def stale(self, older_than_seconds: int) -> tuple[list[str], list[str]]:
+    def stale(self, older_than_seconds: int, started_only: bool = False) -> tuple[list[str], list[str]]:
         """As the `postgres` store's: unfinished work whose row has not moved for longer than a task may run."""
+        document_statuses, message_statuses = unfinished(started_only)
         cutoff = (datetime.now(UTC) - timedelta(seconds=older_than_seconds)).isoformat()
         documents = self._data(
             self._table("documents")
             .select("id")
-            .in_("status", [str(s) for s in DOCUMENT_UNFINISHED])
+            .in_("status", document_statuses)
             .lt("updated_at", cutoff)
             .order("updated_at")
         )
@@ -269,7 +269,7 @@ class SupabaseStore:
             self._table("messages")
             .select("id")
             .eq("role", "assistant")
-            .in_("status", [str(s) for s in MESSAGE_UNFINISHED])
+            .in_("status", message_statuses)
             .lt("updated_at", cutoff)
             .order("updated_at")
         )
