@@ -519,18 +519,25 @@ def backdate(env: FaultEnv, table: str, row_id: str, status: str) -> None:
         )
 
 
-def test_work_left_by_a_dead_worker_is_resumed_on_worker_start(env: FaultEnv) -> None:
-    workspace, document_id = env.document(pages=5)
+def left_unfinished(env: FaultEnv, pages: int) -> tuple[str, str, str, str]:
+    """A document left `ingesting` and an answer left `processing` two hours ago (their tasks are gone), and a
+    second answer to the same question: (document id, answer id, conversation id, question id)."""
+    workspace, document_id = env.document(pages=pages)
     backdate(env, "documents", document_id, "ingesting")
     conversation = env.store.create_conversation(workspace)
     question = env.store.create_message(conversation, "user", "What does page 3 say about the budget?")
     answer = env.store.create_message(conversation, "assistant", "", reply_to=question.id)
     backdate(env, "messages", answer.id, "processing")
-    fresh = env.store.create_message(conversation, "assistant", "", reply_to=question.id)  # not stale: untouched
+    return document_id, answer.id, conversation, question.id
+
+
+def test_work_left_by_a_dead_worker_is_resumed_on_worker_start(env: FaultEnv) -> None:
+    document_id, answer_id, conversation, question_id = left_unfinished(env, pages=5)
+    fresh = env.store.create_message(conversation, "assistant", "", reply_to=question_id)  # not stale: untouched
     env.worker()
     try:
         assert env.wait_document(document_id).status == "ingested"
-        message = env.wait_message(answer.id)
+        message = env.wait_message(answer_id)
         assert message.status == "done" and message.content
         time.sleep(1)
         assert env.store.get_message(fresh.id).status == "pending"  # only stale rows are taken up
@@ -545,16 +552,11 @@ def test_work_lost_while_workers_run_is_taken_up_within_a_time_limit(env: FaultE
     env.worker(SEGCITE_TASK_TIME_LIMIT="15", SEGCITE_TASK_SOFT_TIME_LIMIT="10")
     try:
         # Made after the worker started: only the periodic pass can find these.
-        workspace, document_id = env.document(pages=3)
-        backdate(env, "documents", document_id, "ingesting")
-        conversation = env.store.create_conversation(workspace)
-        question = env.store.create_message(conversation, "user", "What does page 2 say about the budget?")
-        answer = env.store.create_message(conversation, "assistant", "", reply_to=question.id)
-        backdate(env, "messages", answer.id, "processing")
-        queued = env.store.create_message(conversation, "assistant", "", reply_to=question.id)
+        document_id, answer_id, conversation, question_id = left_unfinished(env, pages=3)
+        queued = env.store.create_message(conversation, "assistant", "", reply_to=question_id)
         backdate(env, "messages", queued.id, "pending")
         assert env.wait_document(document_id, timeout=60).status == "ingested"
-        message = env.wait_message(answer.id, timeout=60)
+        message = env.wait_message(answer_id, timeout=60)
         assert message.status == "done" and message.content
         assert env.store.get_message(queued.id).status == "pending"
     finally:
