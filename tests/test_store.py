@@ -123,3 +123,42 @@ def test_a_workspace_lists_its_documents_and_holds_one_live_document_per_content
         assert again.updated_at is not None
     finally:
         store.close()
+
+
+def test_stale_work_is_unfinished_rows_that_have_not_moved_or_only_started_ones(migrated: str) -> None:
+    store = PostgresStore(migrated, max_size=1)
+    workspace = str(uuid.uuid4())
+    queued = store.create_document(workspace, "q.json", "docai/q.json")
+    started = store.create_document(workspace, "s.json", "docai/s.json")
+    done = store.create_document(workspace, "d.json", "docai/d.json")
+    recent = store.create_document(workspace, "r.json", "docai/r.json")
+    conversation = store.create_conversation(workspace)
+    question = store.create_message(conversation, "user", "Anything?")
+    pending = store.create_message(conversation, "assistant", "", reply_to=question.id)
+    processing = store.create_message(conversation, "assistant", "", reply_to=question.id)
+    try:
+        with psycopg.connect(migrated, autocommit=True) as conn:
+            conn.execute("set session_replication_role = replica")  # keep the updated_at trigger out of it
+            for table, row_id, status in [
+                ("documents", queued.id, "uploaded"),
+                ("documents", started.id, "ingesting"),
+                ("documents", done.id, "ingested"),
+                ("messages", question.id, "done"),
+                ("messages", pending.id, "pending"),
+                ("messages", processing.id, "processing"),
+            ]:
+                conn.execute(
+                    f"update {table} set status = %s, updated_at = now() - interval '2 hours' where id = %s",
+                    (status, row_id),
+                )
+        store.update_document(recent.id, status="ingesting")  # moved just now: its task may still run
+        documents, messages = store.stale(3600)
+        assert (set(documents), set(messages)) == ({queued.id, started.id}, {pending.id, processing.id})
+        assert store.stale(3600, started_only=True) == ([started.id], [processing.id])
+    finally:
+        # The session's worker shares this database: leave it nothing to reconcile.
+        for document in (queued, started, recent):
+            store.update_document(document.id, status="failed", error="test row")
+        for message in (pending, processing):
+            store.update_message(message.id, status="failed", error="test row")
+        store.close()

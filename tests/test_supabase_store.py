@@ -236,3 +236,17 @@ def test_deltas_go_to_the_conversation_topic_and_only_their_seq_when_too_large(s
     supabase.publish_delta(message, {**delta, "tail": "x" * 300_000})  # over Realtime's limit: the client waits
     [sent] = json.loads(broadcast.calls.last.request.content)["messages"]
     assert sent["payload"] == {"message_id": DOC, "seq": 3}
+
+
+def test_stale_work_asks_for_unfinished_rows_or_only_started_ones(store) -> None:
+    supabase, mock = store
+    documents = mock.get(f"{URL}/rest/v1/documents").mock(return_value=httpx.Response(200, json=[{"id": DOC}]))
+    messages = mock.get(f"{URL}/rest/v1/messages").mock(return_value=httpx.Response(200, json=[]))
+    assert supabase.stale(960) == ([DOC], [])
+    assert documents.calls.last.request.url.params["status"] == "in.(uploaded,parsed,ingesting)"
+    assert messages.calls.last.request.url.params["status"] == "in.(pending,processing)"
+    assert messages.calls.last.request.url.params["role"] == "eq.assistant"
+    assert supabase.stale(960, started_only=True) == ([DOC], [])  # the periodic pass: queued work is left alone
+    assert documents.calls.last.request.url.params["status"] == "in.(parsed,ingesting)"
+    assert messages.calls.last.request.url.params["status"] == "in.(processing)"
+    assert documents.calls.last.request.url.params["updated_at"].startswith("lt.")
