@@ -178,6 +178,7 @@ def test_supabase_parts_apply_where_supabase_pieces_exist(fresh_database: str) -
         "document_segments",
         "documents",
         "messages",
+        "segcite_inbox",  # the inbox (007_inbox.sql): RLS with no policy, only the workers take from it
         "segcite_migrations",  # the log too: RLS with no policy (004_tenancy.sql)
         "workspace_members",
     ]
