@@ -9,14 +9,13 @@ alter table documents add constraint documents_status_check
     check (status in ('uploaded', 'parsed', 'ingesting', 'ingested', 'failed', 'deleting', 'deleted'));
 
 create table if not exists segcite_inbox (
-    id         bigint generated always as identity primary key,
     task       text not null check (task in ('ingest_document', 'delete_document', 'answer_message')),
     target     uuid not null,
     created_at timestamptz not null default now(),
     -- Set by the polling taker (no database connection, only the service key): an entry claimed through the
     -- RPC is hidden until then, and taken again if its taker never confirmed it.
     claimed_until timestamptz,
-    unique (task, target)
+    primary key (task, target)
 );
 create index if not exists segcite_inbox_created_idx on segcite_inbox (created_at);
 alter table segcite_inbox enable row level security;
