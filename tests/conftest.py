@@ -23,7 +23,7 @@ from urllib.parse import urlsplit, urlunsplit
 import orjson
 import psycopg
 import pytest
-from supabase_like import make_supabase_like
+from supabase_like import GRANT_REGIMES, make_supabase_like
 
 from worker.embedded import Services, start_postgres, start_redis, stop_postgres, stop_redis
 from worker.processes import worker_argv
@@ -92,12 +92,19 @@ def fresh_database(services: Services) -> Iterator[str]:
         yield url
 
 
+@pytest.fixture(scope="module", params=sorted(GRANT_REGIMES))
+def grants(request: pytest.FixtureRequest) -> str:
+    """Supabase's two grant regimes on `public` (tests/supabase_like.py): a module using this, or
+    `supabase_like_database`, runs once under each."""
+    return request.param
+
+
 @pytest.fixture(scope="module")
-def supabase_like_database(services: Services) -> Iterator[str]:
+def supabase_like_database(services: Services, grants: str) -> Iterator[str]:
     """A new database set up the way Supabase sets up its own (tests/supabase_like.py), before segcite touches
-    it: API roles, `auth.uid()`, the `realtime` schema and publication, default grants on `public`."""
+    it: API roles, `auth.uid()`, the `realtime` schema and publication, `grants`' defaults on `public`."""
     with new_database(services) as url:
-        make_supabase_like(url)
+        make_supabase_like(url, grants)
         yield url
 
 

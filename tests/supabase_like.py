@@ -7,9 +7,13 @@ What matters to segcite is reproduced, not the whole of Supabase:
   `topic()` reading the `realtime.topic` setting and `send()` inserting a broadcast, as Supabase's Realtime
   migrations define them (supabase/realtime, lib/realtime/tenants/repo/migrations);
 - the `supabase_realtime` publication;
-- Supabase's default grants on `public`: everything that exists, and everything the connecting role creates
-  later, is granted to the three API roles. That is the trap: a table created by LightRAG on first use is
-  readable by `anon` unless segcite takes it back.
+- Supabase's default grants on `public`, in either of its two regimes (`grants`):
+  - "legacy" (older and self-hosted setups): everything that exists, and everything the connecting role
+    creates later, is granted to the three API roles. That is the trap: a table created by LightRAG on first
+    use is readable by `anon` unless segcite takes it back.
+  - "none" (every Supabase project since 2026-10-30): the API roles get nothing on new tables and functions in
+    `public`, only the schema's usage; functions are not even executable through PostgreSQL's PUBLIC default.
+    A role reaches exactly what the migrations grant it.
 
 Roles are cluster-wide, so they are created when missing and never dropped; everything else lives in the
 database given and goes with it.
@@ -18,6 +22,7 @@ database given and goes with it.
 from __future__ import annotations
 
 import psycopg
+from psycopg import sql
 
 API_ROLES = ("anon", "authenticated", "service_role")
 
@@ -88,7 +93,7 @@ create publication supabase_realtime;
 
 # Supabase's defaults on `public`: what exists now, and what the connecting role (the one segcite and
 # LightRAG create their tables as) creates later.
-_PUBLIC_GRANTS = """
+_LEGACY_GRANTS = """
 grant usage on schema public to anon, authenticated, service_role;
 grant all on all tables in schema public to anon, authenticated, service_role;
 grant all on all sequences in schema public to anon, authenticated, service_role;
@@ -99,8 +104,25 @@ alter default privileges in schema public grant all on functions to anon, authen
 """
 
 
-def make_supabase_like(database_url: str) -> None:
-    """Turn a new, empty database into a Supabase-like one (run before segcite touches it)."""
+_NO_GRANTS = """
+grant usage on schema public to anon, authenticated, service_role;
+alter default privileges in schema public revoke execute on functions from public;
+"""
+
+GRANT_REGIMES = {"legacy": _LEGACY_GRANTS, "none": _NO_GRANTS}
+
+
+def make_supabase_like(database_url: str, grants: str = "legacy") -> None:
+    """Turn a new, empty database into a Supabase-like one (run before segcite touches it); `grants` names one
+    of GRANT_REGIMES."""
     with psycopg.connect(database_url, autocommit=True) as conn:
-        for script in (_ROLES, _AUTH, _REALTIME, _PUBLIC_GRANTS):
+        for script in (_ROLES, _AUTH, _REALTIME, GRANT_REGIMES[grants]):
             conn.execute(script)
+
+
+def as_role(conn: psycopg.Connection, role: str, claims: str | None = None, topic: str | None = None) -> None:
+    """Become `role` for the current transaction, as PostgREST and Realtime do for a request: `claims` is the
+    JWT's claims as JSON text (`auth.uid()` reads its `sub`), `topic` the Realtime channel being authorized."""
+    conn.execute(sql.SQL("set local role {}").format(sql.Identifier(role)))
+    conn.execute("select set_config('request.jwt.claims', %s, true)", (claims or "",))
+    conn.execute("select set_config('realtime.topic', %s, true)", (topic or "",))

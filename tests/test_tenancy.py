@@ -1,7 +1,9 @@
 """Tenancy on a Supabase-like database (design §2, §4; issue 15): the real pipeline runs for two workspaces,
 then the Data API roles read and write what they can. `anon` gets nothing; a member of one workspace reads
 that workspace's app rows and nothing else: not the other workspace, not LightRAG's tables, not the
-migration log, not the other workspace's Realtime broadcasts. Nobody but the owner writes anything."""
+migration log, not the other workspace's Realtime broadcasts. No API role writes anything beyond what
+migrations/008_app_access.sql lets a member write (tests/test_app_access.py). Every test runs under both of
+Supabase's grant regimes (the `grants` fixture)."""
 
 from __future__ import annotations
 
@@ -18,8 +20,7 @@ import pytest
 from conftest import WorkerProcess, service_env
 from conftest import wait_for as wait_until
 from docai_synth import PageSpec, build_document
-from psycopg import sql
-from supabase_like import make_supabase_like
+from supabase_like import as_role, make_supabase_like
 
 from worker.app import make_celery
 from worker.app_actions import DOCUMENT_DONE, MESSAGE_DONE, wait_for
@@ -38,6 +39,17 @@ SOLAR = [
 ]
 VAULT = [PageSpec(["The Quillfeather vault stores 88 kilograms of saffron.", "Its code word is zephyrine."])]
 ALL_PRIVILEGES = "SELECT, INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER"
+# What migrations/008_app_access.sql lets `authenticated` execute: the browser RPCs and what its policies call.
+MEMBER_FUNCTIONS = {
+    "segcite_ask(uuid,text)",
+    "segcite_delete_document(uuid)",
+    "segcite_document_key_allowed(uuid,text)",
+    "segcite_document_key_prefix(uuid)",
+    "segcite_new_conversation(uuid,text)",
+    "segcite_own_question(uuid,uuid)",
+    "segcite_register_document(uuid,text,text,text)",
+    "segcite_require_member(uuid,text)",
+}
 
 
 @dataclass
@@ -66,6 +78,7 @@ class Workspace:
 @dataclass
 class Tenants:
     database_url: str
+    grants: str
     a: Workspace
     b: Workspace
 
@@ -119,7 +132,7 @@ class Pipeline:
 
 
 @pytest.fixture(scope="module")
-def tenants(services: Services, supabase_like_database: str) -> Iterator[Tenants]:
+def tenants(services: Services, supabase_like_database: str, grants: str) -> Iterator[Tenants]:
     home = Path(tempfile.mkdtemp(prefix="segcite-ten-", dir="/tmp"))  # short: unix socket paths are limited
     apply_migrations(supabase_like_database)
     pipeline = None
@@ -127,7 +140,7 @@ def tenants(services: Services, supabase_like_database: str) -> Iterator[Tenants
         pipeline = Pipeline(Services(start_redis(home), supabase_like_database), supabase_like_database, home)
         a = pipeline.run(SOLAR, "How much electricity did the solar farm generate in 2025?", ["61.4", "Harbor"])
         b = pipeline.run(VAULT, "How much saffron does the Quillfeather vault store?", ["Quillfeather", "saffron"])
-        yield Tenants(supabase_like_database, a, b)
+        yield Tenants(supabase_like_database, grants, a, b)
     finally:
         if pipeline is not None:
             pipeline.close()
@@ -147,13 +160,6 @@ def relations(conn: psycopg.Connection, kinds: str = "rpvmfS") -> list[str]:
         (list(kinds),),
     ).fetchall()
     return [r[0] for r in rows]
-
-
-def as_role(conn: psycopg.Connection, role: str, claims: str | None = None, topic: str | None = None) -> None:
-    """Become `role` for the current transaction, as PostgREST and Realtime do for a request."""
-    conn.execute(sql.SQL("set local role {}").format(sql.Identifier(role)))
-    conn.execute("select set_config('request.jwt.claims', %s, true)", (claims or "",))
-    conn.execute("select set_config('realtime.topic', %s, true)", (topic or "",))
 
 
 @dataclass
@@ -256,8 +262,10 @@ def test_lightrag_tables_and_the_migration_log_are_closed_to_the_api_roles(tenan
             assert (table, rls, policies) == (table, True, 0)
             assert privileges(conn, "anon", table) == [], table
             assert privileges(conn, "authenticated", table) == [], table
-            # The workers may connect as service_role, which bypasses RLS: its grants stay.
-            assert "SELECT" in privileges(conn, "service_role", table), table
+            # The workers may connect as service_role, which bypasses RLS: where Supabase granted it these
+            # tables, securing them leaves that alone (today's Supabase grants it nothing on new tables).
+            expected = ["SELECT"] if tenants.grants == "legacy" else []
+            assert [k for k in privileges(conn, "service_role", table) if k == "SELECT"] == expected, table
 
 
 def test_anon_reads_no_row_of_any_table(tenants: Tenants) -> None:
@@ -318,10 +326,10 @@ def test_a_member_receives_no_broadcast_of_another_workspace(tenants: Tenants, r
 # Migrations on their own -------------------------------------------------------------------------------
 
 
-def test_migrate_takes_back_grants_given_after_it(fresh_database: str) -> None:
+def test_migrate_takes_back_grants_given_after_it(fresh_database: str, grants: str) -> None:
     """A LightRAG table created later gets Supabase's default grants, and a tutorial's `grant all ... to anon`
     opens everything: the next `migrate` (every worker start) closes the internal tables again."""
-    make_supabase_like(fresh_database)
+    make_supabase_like(fresh_database, grants)
     apply_migrations(fresh_database)
     with psycopg.connect(fresh_database, autocommit=True) as conn:
         conn.execute("create table lightrag_later (id text primary key, workspace text)")
@@ -334,8 +342,10 @@ def test_migrate_takes_back_grants_given_after_it(fresh_database: str) -> None:
         assert conn.execute("select relrowsecurity from pg_class where relname = 'lightrag_later'").fetchone()[0]
 
 
-def test_app_tables_are_select_only_for_members_and_closed_to_anon(fresh_database: str) -> None:
-    make_supabase_like(fresh_database)
+def test_app_tables_are_select_only_for_members_and_closed_to_anon(fresh_database: str, grants: str) -> None:
+    """Table-wide, members only read; what they may write is column grants and policies (test_app_access.py),
+    and the only functions they may execute are 008's RPCs and the key rule its policy calls."""
+    make_supabase_like(fresh_database, grants)
     apply_migrations(fresh_database)
     with psycopg.connect(fresh_database) as conn:
         for table in ("documents", "document_segments", "conversations", "messages", "workspace_members"):
@@ -345,16 +355,21 @@ def test_app_tables_are_select_only_for_members_and_closed_to_anon(fresh_databas
             "select p.oid::regprocedure::text from pg_proc p where p.proname like 'segcite\\_%' order by 1"
         ).fetchall()
         assert {"segcite_secure_internal_tables()", "segcite_touch_updated_at()"} <= {f[0] for f in functions}
-        for (function,) in functions:
-            for role in ("anon", "authenticated"):
-                allowed = conn.execute("select has_function_privilege(%s, %s, 'EXECUTE')", (role, function))
-                assert allowed.fetchone()[0] is False, (role, function)
+        executable = {
+            role: {
+                f
+                for (f,) in functions
+                if conn.execute("select has_function_privilege(%s, %s, 'EXECUTE')", (role, f)).fetchone()[0]
+            }
+            for role in ("anon", "authenticated")
+        }
+    assert executable == {"anon": set(), "authenticated": MEMBER_FUNCTIONS}
 
 
-def test_a_forged_log_entry_cannot_skip_the_tenancy_migration(fresh_database: str) -> None:
+def test_a_forged_log_entry_cannot_skip_the_tenancy_migration(fresh_database: str, grants: str) -> None:
     """Before this change `anon` could write segcite_migrations: a row naming the tenancy migration made
     `migrate` skip it and leave LightRAG's tables open. Now `migrate` stops with a line saying so."""
-    make_supabase_like(fresh_database)
+    make_supabase_like(fresh_database, grants)
     apply_migrations(fresh_database)
     with psycopg.connect(fresh_database, autocommit=True) as conn:  # back to the state before this change
         conn.execute("drop function segcite_secure_internal_tables()")
