@@ -16,6 +16,7 @@ EXPECTED_COLUMNS = {
         "error",
         "progress",
         "content_hash",
+        "created_by",
         "created_at",
         "updated_at",
     },
@@ -31,7 +32,7 @@ EXPECTED_COLUMNS = {
         "bbox",
         "lines",
     },
-    "conversations": {"id", "workspace_id"},
+    "conversations": {"id", "workspace_id", "created_by"},
     "messages": {
         "id",
         "conversation_id",
@@ -41,6 +42,7 @@ EXPECTED_COLUMNS = {
         "status",
         "metadata",
         "error",
+        "created_by",
         "created_at",
         "updated_at",
     },
@@ -171,7 +173,12 @@ def test_supabase_parts_apply_where_supabase_pieces_exist(fresh_database: str) -
     assert ("public", "messages", "workspace members") in policies
     assert ("public", "workspace_members", "members read own") in policies
     assert ("realtime", "messages", "segcite members receive") in policies
-    assert len(policies) == 6
+    # What members may write (008_app_access.sql; tests/test_app_access.py).
+    assert ("public", "conversations", "members open conversations") in policies
+    assert ("public", "messages", "members ask") in policies
+    assert ("public", "documents", "members register documents") in policies
+    assert ("public", "documents", "members delete documents") in policies
+    assert len(policies) == 10
     assert published == [("documents",), ("messages",)]
     assert [r[0] for r in rls] == [
         "conversations",

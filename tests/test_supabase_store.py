@@ -1,7 +1,8 @@
 """The `supabase` store, checked on the exact HTTP requests it sends.
 
 PostgREST and Realtime cannot run here, so this is the one place that mocks HTTP (respx answers with the
-shapes PostgREST returns); everything else in the suite talks to real servers.
+shapes PostgREST returns); everything else in the suite talks to real servers. What the service role may do is
+checked on a real database instead (below).
 """
 
 from __future__ import annotations
@@ -10,12 +11,16 @@ import json
 import uuid
 
 import httpx
+import orjson
+import psycopg
 import pytest
 import respx
+from supabase_like import as_role
 
 from ingest import Segment
+from worker.migrate import apply_migrations
 from worker.settings import Settings
-from worker.stores.rows import DuplicateContent
+from worker.stores.rows import DOCUMENT_COLUMNS, SEGMENT_COLUMNS, DuplicateContent
 from worker.stores.supabase import SupabaseStore
 
 URL = "https://project.supabase.co"
@@ -250,3 +255,81 @@ def test_stale_work_asks_for_unfinished_rows_or_only_started_ones(store) -> None
     assert documents.calls.last.request.url.params["status"] == "in.(parsed,ingesting)"
     assert messages.calls.last.request.url.params["status"] == "in.(processing)"
     assert documents.calls.last.request.url.params["updated_at"].startswith("lt.")
+
+
+# The service role's grants, on a real database ----------------------------------------------------------
+# PostgREST runs each request of the store as the key's role, `service_role`; since 2026-10-30 Supabase grants
+# that role nothing on new tables and functions, so the store works only with what the migrations grant it.
+# Every kind of request the store sends above is run here as the SQL PostgREST makes of it, as `service_role`,
+# on a Supabase-like database under both grant regimes (the `grants` fixture).
+
+
+@pytest.fixture(scope="module")
+def workers_database(supabase_like_database: str) -> str:
+    apply_migrations(supabase_like_database)
+    return supabase_like_database
+
+
+def test_the_service_role_may_send_every_request_of_the_store(workers_database: str, grants: str) -> None:
+    workspace, document = str(uuid.uuid4()), str(uuid.uuid4())
+    documents = ", ".join(DOCUMENT_COLUMNS)
+    segments = ", ".join(SEGMENT_COLUMNS)
+    with psycopg.connect(workers_database) as conn:
+        as_role(conn, "service_role", orjson.dumps({"role": "service_role"}).decode())
+        run = conn.execute
+        # create_document, get_document, documents, document_with_content, update_document
+        run(
+            f"insert into documents (id, workspace_id, filename, docai_raw_r2_key, content_hash) "
+            f"values (%s, %s, 'a.json', 'k', 'abc') returning {documents}",
+            (document, workspace),
+        )
+        run(f"select {documents} from documents where workspace_id = %s and content_hash = 'abc'", (workspace,))
+        run(
+            f"update documents set status = 'ingesting', progress = 0.5 where id = %s returning {documents}",
+            (document,),
+        )
+        # replace_segments, delete_segments, segments_by_ids, search_segments (the RPC)
+        run("delete from document_segments where document_id = %s", (document,))
+        run(
+            f"insert into document_segments ({segments}) values (%s, 0, %s, 0, 'paragraph', 'Budget 2024', 0, 11, "
+            f"null, null) returning {segments}",
+            (document, workspace),
+        )
+        run(f"select {segments} from document_segments where workspace_id = %s and segment_index in (0)", (workspace,))
+        found = run("select * from segcite_search_segments(%s, %s, 10)", (workspace, ["budget"])).fetchall()
+        assert len(found) == 1
+        # create_conversation, create_message, get_message (embeds the conversation), history, update_message
+        conversation = run("insert into conversations (workspace_id) values (%s) returning *", (workspace,)).fetchone()[
+            0
+        ]
+        message = run(
+            "insert into messages (conversation_id, role, content, status) values (%s, 'assistant', '', 'pending') "
+            "returning *",
+            (conversation,),
+        ).fetchone()[0]
+        run(
+            "select m.*, c.workspace_id from messages m join conversations c on c.id = m.conversation_id "
+            "where m.id = %s",
+            (message,),
+        )
+        run("update messages set status = 'done', content = 'x', metadata = '{}' where id = %s returning *", (message,))
+        # stale
+        run("select id from documents where status = any('{parsed,ingesting}') and updated_at < now()")
+        # the inbox, which the polling taker reads and writes through PostgREST
+        run("select task, target from segcite_inbox where task = 'answer_message' for update skip locked")
+        run("update segcite_inbox set claimed_until = now() where target = %s", (message,))
+        run("delete from segcite_inbox where target = %s", (message,))
+        # an Edge Function with the service key manages memberships
+        run("insert into workspace_members (workspace_id, user_id) values (%s, %s)", (workspace, document))
+        run("delete from workspace_members where workspace_id = %s", (workspace,))
+        run("delete from documents where id = %s", (document,))
+        conn.rollback()
+
+
+def test_the_service_role_gets_no_more_than_the_workers_need(workers_database: str, grants: str) -> None:
+    """Today's Supabase: nothing beyond the explicit grants (no truncate, no member RPCs, no trigger function)."""
+    with psycopg.connect(workers_database) as conn:
+        truncate = conn.execute("select has_table_privilege('service_role', 'documents', 'TRUNCATE')").fetchone()[0]
+        ask = conn.execute("select has_function_privilege('service_role', 'segcite_ask(uuid,text)', 'EXECUTE')")
+        assert ask.fetchone()[0] is False
+    assert truncate is (grants == "legacy")
