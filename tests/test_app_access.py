@@ -675,3 +675,38 @@ def test_the_search_still_ranks_rare_words_first(fresh_database: str) -> None:
                 len(conn.execute("select * from segcite_search_segments(%s, %s, 10)", (workspace, ["tax"])).fetchall())
                 == 1
             )
+
+
+# README's "For the app" ---------------------------------------------------------------------------------
+
+
+def readme_sql() -> list[str]:
+    """The statements of the SQL block in README's "For the app", as an app developer copies them."""
+    readme = (MIGRATIONS_DIR.parent / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## For the app") :]
+    block = section[section.index("```sql\n") + len("```sql\n") : section.index("```", section.index("```sql\n") + 6)]
+    code = "\n".join(line.split("--")[0] for line in block.splitlines())
+    return [" ".join(statement.split()) for statement in code.split(";") if statement.strip()]
+
+
+def test_the_readme_sql_starts_the_work_as_the_service_role(app: App, owner: psycopg.Connection) -> None:
+    """Run as written (with `$n` parameters, as an Edge Function's driver sends them), as `service_role`."""
+    statements = readme_sql()
+    assert [s.split()[0] for s in statements] == ["insert", "insert", "insert", "update"]
+    finish_answers(owner)
+    with psycopg.connect(app.url) as conn:
+        as_role(conn, "service_role", orjson.dumps({"role": "service_role"}).decode())
+        raw = psycopg.RawCursor(conn)
+        key = f"{app.workspace}/docai/report.json"
+        document = raw.execute(statements[0], (app.workspace, app.carol, key, uuid.uuid4().hex)).fetchone()[0]
+        question = raw.execute(statements[1], (app.conversation, app.carol)).fetchone()[0]
+        reply = raw.execute(statements[2], (app.conversation, app.carol, question)).fetchone()[0]
+        conn.commit()
+        as_role(conn, "service_role")
+        psycopg.RawCursor(conn).execute(statements[3], (document,))
+        conn.commit()
+    assert inbox(owner, str(reply)) == ["answer_message"]
+    assert sorted(inbox(owner, str(document))) == ["delete_document", "ingest_document"]
+    row = owner.execute("select role, status, reply_to, created_by::text from messages where id = %s", (reply,))
+    assert row.fetchone() == ("assistant", "pending", question, app.carol)
+    finish_answers(owner)
