@@ -142,6 +142,10 @@ def test_a_refused_upload_leaves_no_json_in_the_object_folder(env, service_home,
     assert [d["status"] for d in listed(env, workspace)] == ["failed"]
 
 
+def _sigint_default() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_while_waiting_says_the_ingest_goes_on(env, services, tmp_path) -> None:
     workspace = f"interrupted-{uuid.uuid4().hex[:8]}"
     path = write_document(tmp_path, "slow.json", ["Held back by a busy workspace."])
@@ -156,6 +160,9 @@ def test_ctrl_c_while_waiting_says_the_ingest_goes_on(env, services, tmp_path) -
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            # Ctrl-C must reach the CLI even when pytest runs in the background (`&`, `nohup`), where SIGINT
+            # is ignored and a child inherits that: Python then never turns it into KeyboardInterrupt.
+            preexec_fn=_sigint_default,
         )
         first = proc.stderr.readline()
         assert first == "slow.json: queued, waiting for a worker\n"
