@@ -59,10 +59,10 @@ def test_ingest_of_a_bad_file_exits_non_zero(services, service_home, celery_work
     path = tmp_path / "broken.json"
     path.write_text('{"document": {"text": "wrapped"}}')
     result = run(service_env(services, service_home), "ingest", str(path), "--workspace", "cli-bad")
-    assert result.returncode == 1
-    assert "broken.json: failed: invalid Document AI JSON" in result.stderr
-    assert "ProcessResponse wrapper" in result.stderr
-    assert "Traceback" not in result.stderr
+    assert result.returncode == 2  # refused before upload (tests/test_cli_ingest_checks.py)
+    assert result.stderr.splitlines() == [
+        f'error: {path}: this is a ProcessResponse wrapper ({{"document": …}}); pass its `document` field instead'
+    ]
 
 
 def test_empty_question_is_refused(services, service_home) -> None:

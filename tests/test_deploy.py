@@ -9,6 +9,7 @@ import subprocess
 import sys
 import tomllib
 import zipfile
+from urllib.parse import urlsplit
 
 import pytest
 import yaml
@@ -163,3 +164,98 @@ def test_the_wheel_the_image_installs_holds_every_module(tmp_path) -> None:
     assert sorted(sources - names) == []
     migrations = {path.name for path in (REPO / "migrations").glob("*.sql")}
     assert {name.rsplit("/", 1)[-1] for name in names if name.endswith(".sql")} == migrations
+
+
+# --- the `local` profile (issue 25, point 10): PostgreSQL and MinIO in containers, for one laptop -----------------
+
+LOCAL_ENV_PATH = REPO / ".env.local"
+LOCAL_STORES = {"postgres", "minio", "minio-bucket"}
+
+
+def local_env() -> dict[str, str]:
+    """.env.local as Compose reads an env file: KEY=VALUE lines, `#` comments."""
+    lines = LOCAL_ENV_PATH.read_text().splitlines()
+    return dict(line.split("=", 1) for line in lines if line.strip() and not line.lstrip().startswith("#"))
+
+
+def test_without_the_profile_compose_starts_what_it_always_did() -> None:
+    services = COMPOSE["services"]
+    always = {name for name, service in services.items() if not service.get("profiles")}
+    assert always == {"redis", "worker-ingest", "worker-query", "flower"}
+    assert {name: service.get("profiles") for name, service in services.items() if name not in always} == {
+        name: ["local"] for name in LOCAL_STORES
+    }
+    for name in always:
+        for target, how in services[name].get("depends_on", {}).items():
+            # A service that is always on waits for a local store only when the profile is on: `required: false`
+            # drops the dependency when the store is disabled, where a required one would refuse to start.
+            assert how.get("required", True) is (target not in LOCAL_STORES), (name, target)
+
+
+def test_the_workers_wait_for_the_local_stores_to_be_ready() -> None:
+    for name in SEGCITE_SERVICES:
+        assert COMPOSE["services"][name]["depends_on"] == {
+            "redis": {"condition": "service_healthy"},
+            "postgres": {"condition": "service_healthy", "required": False},
+            "minio-bucket": {"condition": "service_completed_successfully", "required": False},
+        }, name
+
+
+def test_the_local_stores_report_their_health_and_publish_nothing() -> None:
+    services = COMPOSE["services"]
+    postgres, minio, bucket = (services[name] for name in ("postgres", "minio", "minio-bucket"))
+    assert postgres["image"].startswith("pgvector/pgvector:pg")  # PostgreSQL with the vector extension
+    user, database = postgres["environment"]["POSTGRES_USER"], postgres["environment"]["POSTGRES_DB"]
+    # Over TCP: the image's first start serves the socket only, before the server that stays up.
+    assert postgres["healthcheck"]["test"] == ["CMD", "pg_isready", "-h", "127.0.0.1", "-U", user, "-d", database]
+    assert minio["healthcheck"]["test"] == ["CMD", "mc", "ready", "local"]
+    assert bucket["depends_on"] == {"minio": {"condition": "service_healthy"}}
+    assert bucket["restart"] == "no" and "healthcheck" not in bucket  # a one-shot: it exits once the bucket exists
+    assert {name: services[name].get("ports") for name in LOCAL_STORES} == {name: None for name in LOCAL_STORES}
+    assert {"postgres-data", "minio-data"} <= set(COMPOSE["volumes"])
+
+
+def test_env_local_points_the_workers_at_the_local_stores(monkeypatch) -> None:
+    from worker.objects import R2Store, make_object_store
+    from worker.settings import Settings
+
+    env = local_env()
+    services = COMPOSE["services"]
+    pg, minio = services["postgres"]["environment"], services["minio"]["environment"]
+    assert env.pop("COMPOSE_PROFILES") == "local"  # any `docker compose` command then includes the profile
+    database = urlsplit(env["DATABASE_URL"])
+    assert (database.hostname, database.port, database.username, database.password, database.path) == (
+        "postgres",
+        5432,
+        pg["POSTGRES_USER"],
+        pg["POSTGRES_PASSWORD"],
+        f"/{pg['POSTGRES_DB']}",
+    )
+    user, password = minio["MINIO_ROOT_USER"], minio["MINIO_ROOT_PASSWORD"]
+    assert (env["R2_ACCESS_KEY_ID"], env["R2_SECRET_ACCESS_KEY"]) == (user, password)
+    alias = f"http://{user}:{password}@minio:9000"
+    assert services["minio-bucket"]["environment"] == {"MC_HOST_local": alias}
+    assert services["minio-bucket"]["command"] == ["mb", "--ignore-existing", f"local/{env['R2_BUCKET']}"]
+
+    # The worker as its container runs it: .env.local's settings and the compose file's own.
+    for name in Settings.model_fields:
+        monkeypatch.delenv(name.upper(), raising=False)
+    for name, value in (env | services["worker-ingest"]["environment"]).items():
+        monkeypatch.setenv(name, value)
+    settings = Settings(_env_file=None)
+    store = make_object_store(settings)
+    assert isinstance(store, R2Store)
+    assert (store.client.meta.endpoint_url, store.bucket) == ("http://minio:9000", env["R2_BUCKET"])
+    assert settings.flower_basic_auth  # Flower refuses to start without it
+    assert {name.lower() for name in env} <= set(Settings.model_fields)  # no misspelled setting
+
+
+def test_the_only_passwords_in_the_repository_are_local_only() -> None:
+    secret = re.compile(r"PASSWORD|SECRET|BASIC_AUTH|MC_HOST|DATABASE_URL")
+    for name, service in COMPOSE["services"].items():
+        for key, value in (service.get("environment") or {}).items():
+            if secret.search(key):
+                assert name in LOCAL_STORES and "local-only" in value, (name, key)
+    for key, value in local_env().items():
+        if secret.search(key):
+            assert "local-only" in value, key

@@ -96,13 +96,16 @@ def ingest(files: tuple[Path, ...], workspace: str, force: bool, timeout: float)
 
     The same content in the same workspace is one document: uploading it again reuses it, and --force
     ingests it again in place (same document id, its segments and chunks rebuilt)."""
-    from worker.app_actions import shard_paths
+    from worker.cli.checks import upload_problem
 
     paths = list(files)
-    for path in paths:
-        if path.is_dir():
-            shard_paths(path)  # a folder without JSON is refused before anything starts
     settings = load_settings()
+    # Every file is read here first: one the worker would refuse is refused now, before any row or object exists.
+    problems = [line for line in (upload_problem(p, settings.segcite_max_chars) for p in paths) if line]
+    if problems:
+        for line in problems:
+            click.echo(f"error: {line}", err=True)
+        sys.exit(UserError.exit_code)
     up = ensure_up(settings)
     announce(up, settings)
     if not ingest_paths(settings, up.services, paths, workspace, timeout, force=force):
