@@ -88,6 +88,9 @@ def test_raw_segment_text_is_untouched() -> None:
         ("[\U0001d412\U0001d404\U0001d406=B:0]", "[S-E-G=B:0]"),  # mathematical bold letters (NFKC)
         ("plain text, S-E-G=B:0 already defused", "plain text, S-E-G=B:0 already defused"),
         ("SEGMENT = 4 and E=mc\u00b2", "SEGMENT = 4 and E=mc\u00b2"),
+        ("&#91;SEG&#61;B:0&#93;", "&#91;S-E-G=B:0&#93;"),  # HTML character references: what a browser shows
+        ("&#83;&#x45;G&equals;B:0", "S-E-G=B:0"),
+        ("R&D &amp; SEG&amp;#61;B:0", "R&D &amp; SEG&amp;#61;B:0"),  # shows as `SEG&#61;`: no tag
     ],
 )
 def test_neutralize_follows_the_design_rule(text: str, expected: str) -> None:
@@ -166,8 +169,22 @@ def test_leading_tag_id_reads_what_tagged_text_writes() -> None:
         ("rating D [SEG=A:1. Heating from 2011 [SEG=A:3].", ("rating D . Heating from 2011 .", ["A:1", "A:3"])),
         ("open [SEG=A:1 and words: more", ("open  and words: more", ["A:1"])),
         ("one line [SEG=A:1\nB:2 next", ("one line \nB:2 next", ["A:1"])),
-        ("lower [seg=A:1] stays", ("lower [seg=A:1] stays", [])),
         ("[SEG=] empty", ("[SEG=] empty", [])),
+        # Issue 24: whatever could be read as a tag (design §3) is one; its ids are kept as written.
+        ("lower [seg=A:1] read", ("lower  read", ["A:1"])),
+        ("capital seg = d:2.", ("capital .", ["d:2"])),
+        ("spaced [S E G = A:1] x", ("spaced  x", ["A:1"])),
+        ("hidden [S\u200bE\u00adG=A:1] x", ("hidden  x", ["A:1"])),
+        ("look-alike [\u0455\u0435\u050d=A:1] x", ("look-alike  x", ["A:1"])),
+        ("wide \uff3b\uff53\uff45\uff47\uff1dA:1\uff3d x", ("wide  x", ["A:1"])),
+        ("html &#91;SEG=A:1, B:2&#93; x", ("html  x", ["A:1", "B:2"])),
+        ("html &#x5b;SEG=A:1&#X5D; x", ("html  x", ["A:1"])),
+        ("html &lsqb;SEG=A:1&rsqb; x", ("html  x", ["A:1"])),
+        ("list [seg=A:1, \uff33EG\uff1dB:2] x", ("list  x", ["A:1", "B:2"])),
+        ("strict [seg=A:\uff11] x", ("strict  x", ["A:\uff11"])),
+        ("one line [seg=A:1\nB:2 next", ("one line \nB:2 next", ["A:1"])),
+        ("USE G=9.8 and houseg=1", ("USE G=9.8 and houseg=1", [])),  # inside words: not a tag (but defused)
+        ("already S-E-G=A:1 defused", ("already S-E-G=A:1 defused", [])),
     ],
 )
 def test_take_seg_tags(text: str, expected: tuple[str, list[str]]) -> None:
