@@ -29,7 +29,7 @@ _LETTERS = rf"S{_GAP}E{_GAP}G{_GAP}="
 # whitespace or unseen characters between them (the unseen ones after `=` belong to it: `&#61;`).
 _SEG_LIKE = re.compile(rf"{_LETTERS}\x00*", re.IGNORECASE)
 # Characters that are or fold to `=`, and the start of a character reference that may be one: without one of
-# them nothing can be read as a tag (a cheap first test).
+# them nothing can be read as a tag (`_may_hold_tag`).
 _EQUALS_LIKE = re.compile("[=\u207c\u208c\ufe66\uff1d\ua78a]|&#|&equals;")
 # HTML character references (`&#91;`, `&#x5B;`, `&lbrack;`): a browser shows the character they name.
 _CHARACTER_REFERENCE = re.compile(r"&(?:#[0-9]{1,8};?|#[xX][0-9a-fA-F]{1,7};?|[A-Za-z][A-Za-z0-9]{1,31};)")
@@ -90,7 +90,7 @@ def take_seg_tags(text: str) -> tuple[str, list[str]]:
     format characters between the letters, look-alike letters, full-width brackets and `=`, and HTML character
     references (`&#91;SEG=a:1&#93;`). Its ids are taken as written, so they are checked as strictly as any.
     """
-    if not _EQUALS_LIKE.search(text):
+    if not _may_hold_tag(text):
         return text, []
     read = _as_read(text)  # position for position, so its spans are the text's
     ids: list[str] = []
@@ -131,7 +131,7 @@ def neutralize_seg_tags(text: str) -> str:
     a sequence comes back unchanged (but for those controls).
     """
     text = _STRIPPED_BY_STORE.sub("", text)
-    if not _EQUALS_LIKE.search(text):
+    if not _may_hold_tag(text):
         return text
     spans = [m.span() for m in _SEG_LIKE.finditer(_as_read(text))]
     if not spans:
@@ -149,9 +149,17 @@ def neutralize_seg_tags(text: str) -> str:
 def contains_seg_tag(text: str) -> bool:
     """Whether anything in the text could be read as a SEG tag under the rule of `neutralize_seg_tags`."""
     text = _STRIPPED_BY_STORE.sub("", text)
-    if not _EQUALS_LIKE.search(text):
+    if not _may_hold_tag(text):
         return False
     return _SEG_LIKE.search(_as_read(text)) is not None
+
+
+def _may_hold_tag(text: str) -> bool:
+    """A cheap first test: without an `=`, a character folding to one or a reference that may name one, nothing
+    in the text can be read as a tag. (ASCII text, the usual case, is tested with substring searches.)"""
+    if text.isascii():
+        return "=" in text or ("&" in text and ("&#" in text or "&equals;" in text))
+    return _EQUALS_LIKE.search(text) is not None
 
 
 def _as_read(text: str) -> str:
