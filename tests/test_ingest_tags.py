@@ -117,6 +117,53 @@ def test_nothing_that_reads_as_a_tag_survives(text: str) -> None:
     assert neutralize_seg_tags(defused) == defused
 
 
+# Pieces that fold, decode or hide into a tag's characters (issue 24): character references among them.
+DISGUISES = [
+    *CONFUSABLE,
+    "&#91;",
+    "&#x5D;",
+    "&#61;",
+    "&equals;",
+    "&lbrack;",
+    "&#83;",
+    "&#x65;",
+    "&#71;",
+    "&amp;",
+    "\uff3b",
+]
+BRACKETS = [("[", "]"), ("\uff3b", "\uff3d"), ("&#91;", "&#93;"), ("&#x5b;", "&#X5D;"), ("&lsqb;", "&rbrack;")]
+LETTERS = [
+    ("S", "E", "G"),
+    ("s", "e", "g"),
+    ("\u0405", "\u0435", "\u050d"),
+    ("&#83;", "E", "&#x47;"),
+    ("\uff33", "\uff25", "\uff27"),
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(DISGUISES), max_size=30).map("".join))
+def test_nothing_that_reads_as_a_tag_survives_references_included(text: str) -> None:
+    defused = neutralize_seg_tags(text)
+    assert not contains_seg_tag(defused)
+    assert neutralize_seg_tags(defused) == defused
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(DISGUISES), max_size=20).map("".join),
+    st.sampled_from(BRACKETS),
+    st.sampled_from(LETTERS),
+    st.sampled_from(["", " ", "\u200b", "\n", "\u00ad"]),
+    st.sampled_from(["=", "\uff1d", "\ufe66", "&#61;", "&equals;"]),
+)
+def test_a_disguised_tag_anywhere_gives_its_id(prefix: str, brackets, letters, gap: str, equals: str) -> None:
+    tag = f"{brackets[0]}{gap.join(letters)}{equals}B:0{brackets[1]}"
+    rest, ids = take_seg_tags(f"{prefix} {tag} after")
+    assert "B:0" in ids
+    assert rest.endswith(" after") and tag not in rest
+
+
 @pytest.mark.parametrize(
     ("raw", "expected"),
     [
