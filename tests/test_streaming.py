@@ -91,7 +91,8 @@ def test_the_throttle_sends_at_most_ten_a_second_and_always_the_last_state() -> 
 
 
 def test_a_held_state_goes_out_when_its_interval_is_up_without_another_offer() -> None:
-    """Issue 24: the state held back by the throttle waited for the next offer (a model's whole pause)."""
+    """Issue 24: the state held back by the throttle waited for the next offer (a model's whole pause). Two a
+    second here, so the second offer is surely too soon."""
     sent: list[tuple[float, dict]] = []
     arrived = threading.Event()
 
@@ -100,15 +101,15 @@ def test_a_held_state_goes_out_when_its_interval_is_up_without_another_offer() -
         if len(sent) == 2:
             arrived.set()
 
-    throttle = Throttle(send)
+    throttle = Throttle(send, per_second=2)
     throttle.offer({"n": 0})  # sent at once
     throttle.offer({"n": 1})  # too soon: held
     held_at = time.monotonic()
     assert [s["n"] for _, s in sent] == [0]
     assert arrived.wait(5), "the held state never went out while nothing more was offered"
     assert [s["n"] for _, s in sent] == [0, 1]
-    assert sent[1][0] - sent[0][0] >= 0.1 - 1e-3  # still throttled
-    assert sent[1][0] - held_at < 1.0  # within its interval (0.1 s), with slack; before the fix: never
+    assert sent[1][0] - sent[0][0] >= 0.5 - 1e-3  # still throttled
+    assert sent[1][0] - held_at < 1.5  # when its interval (0.5 s) is up, with slack; before the fix: never
     throttle.finish()
     assert len(sent) == 2
 
@@ -125,7 +126,7 @@ def test_a_failed_stream_sends_nothing_held() -> None:
         stream_reply(pieces(), lambda sections: [{"content": s["text"]} for s in sections], sent.append)
     count = len(sent)
     time.sleep(0.3)  # a held state would have gone out by now
-    assert len(sent) == count == 1
+    assert len(sent) == count and count in (1, 2)  # (2 only if the machine stalled between the pieces)
 
 
 def test_a_send_failing_on_the_timer_thread_is_raised_to_the_reader() -> None:
