@@ -6,9 +6,11 @@
 - answers per second through Celery with the extractive provider;
 - streaming (design §6), with the `openai` provider against a local server that streams a 6-section reply at
   a fixed rate (50 tokens a second, a token being 4 characters): time to the first `message.delta` and to
-  `done`, and how long after the model closes a section that section is on the wire (resolved, in a delta).
+  `done`, and how long after the model closes a section that section is on the wire (resolved, in a delta);
+  then the same lag for a model that pauses a second after each section it closes (issue 24: a pause must not
+  hold a finished section back).
 
-    python bench/bench_pipeline.py [--answers 30] [--streams 10]
+    python bench/bench_pipeline.py [--answers 30] [--streams 10] [--streaming-only]
 """
 
 from __future__ import annotations
@@ -64,6 +66,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--answers", type=int, default=30)
     parser.add_argument("--streams", type=int, default=10)
+    parser.add_argument("--streaming-only", action="store_true", help="ingest once, then only the streaming part")
     args = parser.parse_args()
     home = Path(tempfile.mkdtemp(prefix="sc-bench-", dir="/tmp"))
     redis_url, database_url = start_redis(home), start_postgres(home)
@@ -89,6 +92,13 @@ def main() -> None:
         for i, blob in enumerate(blobs):
             rt.objects.put(f"docai/{document_id}/part-{i}.json", blob)
         rt.store.create_document(workspace, label, f"docai/{document_id}/", document_id)
+        if args.streaming_only:
+            documents.ingest_document(rt, document_id)
+            worker.terminate()
+            worker.wait(60)
+            streaming(rt, app, database_url, workspace, args.streams)
+            streaming(rt, app, database_url, workspace, max(1, args.streams // 2), pause=PAUSE_AFTER_SECTION)
+            return
 
         celery_ingest, local_ingest = [], []
         for _ in range(3):
@@ -143,6 +153,7 @@ def main() -> None:
         worker.terminate()
         worker.wait(60)
         streaming(rt, app, database_url, workspace, args.streams)
+        streaming(rt, app, database_url, workspace, max(1, args.streams // 2), pause=PAUSE_AFTER_SECTION)
     finally:
         worker.terminate()
         worker.wait(60)
@@ -152,6 +163,7 @@ def main() -> None:
 
 
 TOKENS_PER_SECOND = 50
+PAUSE_AFTER_SECTION = 1.0  # seconds a "thinking" model waits after closing each section
 STREAMED_REPLY = orjson.dumps(
     {
         "sections": [
@@ -172,10 +184,13 @@ def section_ends(reply: str) -> list[int]:
     return ends
 
 
-def streaming(rt, app, database_url: str, workspace: str, count: int) -> None:
-    """Time to first delta and to done, and the lag from a section's close to its delta, through Celery."""
+def streaming(rt, app, database_url: str, workspace: str, count: int, pause: float = 0.0) -> None:
+    """Time to first delta and to done, and the lag from a section's close to its delta, through Celery. With
+    `pause`, the model waits that long after each piece that closes a section."""
     model = FakeOpenAI()
     pieces = [STREAMED_REPLY[i : i + 4] for i in range(0, len(STREAMED_REPLY), 4)]
+    closing = {-(-end // 4) for end in section_ends(STREAMED_REPLY)}  # the index of the piece after each close
+    pauses = {index: pause for index in closing if pause and index < len(pieces)}
     env = {**os.environ, "SEGCITE_LLM_PROVIDER": "openai", "OPENAI_BASE_URL": model.url, "OPENAI_API_KEY": "sk-bench"}
     worker = subprocess.Popen(
         worker_argv("query", concurrency=1, loglevel="WARNING"),
@@ -192,7 +207,7 @@ def streaming(rt, app, database_url: str, workspace: str, count: int) -> None:
             listen.execute(f'listen "conversation:{conversation}"')
             for n in range(count):
                 model.sent.clear()
-                model.replies.append((200, Streamed(pieces, gap=1 / TOKENS_PER_SECOND)))
+                model.replies.append((200, Streamed(pieces, gap=1 / TOKENS_PER_SECOND, pauses=pauses)))
                 question = rt.store.create_message(conversation, "user", QUESTIONS[n % len(QUESTIONS)])
                 message = rt.store.create_message(conversation, "assistant", "", reply_to=question.id).id
                 start = time.monotonic()
@@ -205,9 +220,10 @@ def streaming(rt, app, database_url: str, workspace: str, count: int) -> None:
         worker.terminate()
         worker.wait(60)
         model.server.shutdown()
-    reply_seconds = len(pieces) / TOKENS_PER_SECOND
+    reply_seconds = len(pieces) / TOKENS_PER_SECOND + pause * len(pauses)
+    paused = f", pausing {pause:.1f} s after each section" if pause else ""
     print(
-        f"streaming ({count} answers, a {len(pieces)}-token reply at {TOKENS_PER_SECOND} tokens/s = "
+        f"streaming ({count} answers, a {len(pieces)}-token reply at {TOKENS_PER_SECOND} tokens/s{paused} = "
         f"{reply_seconds:.1f} s): first delta after median {statistics.median(first_delta) * 1000:.0f} ms, "
         f"done after {statistics.median(done):.2f} s"
     )

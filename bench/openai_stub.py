@@ -6,7 +6,7 @@ import contextlib
 import json
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -14,11 +14,13 @@ from typing import Any
 @dataclass(frozen=True)
 class Streamed:
     """A scripted streamed reply: these pieces of content as server-sent events, `gap` seconds apart. With
-    `cut`, the connection drops after that many pieces (a server that died mid-answer)."""
+    `cut`, the connection drops after that many pieces (a server that died mid-answer). `pauses` maps a piece's
+    index to seconds waited before it is sent (a model thinking, or a slow server)."""
 
     pieces: list[str]
     gap: float = 0.0
     cut: int | None = None
+    pauses: dict[int, float] = field(default_factory=dict)
 
 
 class FakeOpenAI:
@@ -99,6 +101,8 @@ class FakeOpenAI:
                     return  # no terminating chunk: the client sees the connection end mid-stream
                 if number and script.gap:
                     time.sleep(script.gap)
+                if number and (pause := script.pauses.get(number - 1)):
+                    time.sleep(pause)
                 data = f"data: {event if isinstance(event, str) else json.dumps(event)}\n\n".encode()
                 handler.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
                 handler.wfile.flush()

@@ -216,10 +216,11 @@ def http_get(url: str, auth: str | None = None) -> tuple[int, bytes]:
 
 
 class Listener:
-    """LISTEN on a topic in a thread; collects the JSON notifications."""
+    """LISTEN on a topic in a thread; collects the JSON notifications, and when each arrived (`time.monotonic()`)."""
 
     def __init__(self, database_url: str, topic: str):
         self.events: list[dict] = []
+        self.arrived: list[float] = []
         self.conn = psycopg.connect(database_url, autocommit=True)
         self.conn.execute(f'listen "{topic}"')
         self.stop = threading.Event()
@@ -229,6 +230,7 @@ class Listener:
     def _run(self) -> None:
         while not self.stop.is_set():
             for note in self.conn.notifies(timeout=0.2):
+                self.arrived.append(time.monotonic())
                 self.events.append(orjson.loads(note.payload))
 
     def close(self) -> None:

@@ -88,6 +88,9 @@ def test_raw_segment_text_is_untouched() -> None:
         ("[\U0001d412\U0001d404\U0001d406=B:0]", "[S-E-G=B:0]"),  # mathematical bold letters (NFKC)
         ("plain text, S-E-G=B:0 already defused", "plain text, S-E-G=B:0 already defused"),
         ("SEGMENT = 4 and E=mc\u00b2", "SEGMENT = 4 and E=mc\u00b2"),
+        ("&#91;SEG&#61;B:0&#93;", "&#91;S-E-G=B:0&#93;"),  # HTML character references: what a browser shows
+        ("&#83;&#x45;G&equals;B:0", "S-E-G=B:0"),
+        ("R&D &amp; SEG&amp;#61;B:0", "R&D &amp; SEG&amp;#61;B:0"),  # shows as `SEG&#61;`: no tag
     ],
 )
 def test_neutralize_follows_the_design_rule(text: str, expected: str) -> None:
@@ -112,6 +115,53 @@ def test_nothing_that_reads_as_a_tag_survives(text: str) -> None:
     defused = neutralize_seg_tags(text)
     assert not contains_seg_tag(defused)
     assert neutralize_seg_tags(defused) == defused
+
+
+# Pieces that fold, decode or hide into a tag's characters (issue 24): character references among them.
+DISGUISES = [
+    *CONFUSABLE,
+    "&#91;",
+    "&#x5D;",
+    "&#61;",
+    "&equals;",
+    "&lbrack;",
+    "&#83;",
+    "&#x65;",
+    "&#71;",
+    "&amp;",
+    "\uff3b",
+]
+BRACKETS = [("[", "]"), ("\uff3b", "\uff3d"), ("&#91;", "&#93;"), ("&#x5b;", "&#X5D;"), ("&lsqb;", "&rbrack;")]
+LETTERS = [
+    ("S", "E", "G"),
+    ("s", "e", "g"),
+    ("\u0405", "\u0435", "\u050d"),
+    ("&#83;", "E", "&#x47;"),
+    ("\uff33", "\uff25", "\uff27"),
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(DISGUISES), max_size=30).map("".join))
+def test_nothing_that_reads_as_a_tag_survives_references_included(text: str) -> None:
+    defused = neutralize_seg_tags(text)
+    assert not contains_seg_tag(defused)
+    assert neutralize_seg_tags(defused) == defused
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(DISGUISES), max_size=20).map("".join),
+    st.sampled_from(BRACKETS),
+    st.sampled_from(LETTERS),
+    st.sampled_from(["", " ", "\u200b", "\n", "\u00ad"]),
+    st.sampled_from(["=", "\uff1d", "\ufe66", "&#61;", "&equals;"]),
+)
+def test_a_disguised_tag_anywhere_gives_its_id(prefix: str, brackets, letters, gap: str, equals: str) -> None:
+    tag = f"{brackets[0]}{gap.join(letters)}{equals}B:0{brackets[1]}"
+    rest, ids = take_seg_tags(f"{prefix} {tag} after")
+    assert "B:0" in ids
+    assert rest.endswith(" after") and tag not in rest
 
 
 @pytest.mark.parametrize(
@@ -166,8 +216,22 @@ def test_leading_tag_id_reads_what_tagged_text_writes() -> None:
         ("rating D [SEG=A:1. Heating from 2011 [SEG=A:3].", ("rating D . Heating from 2011 .", ["A:1", "A:3"])),
         ("open [SEG=A:1 and words: more", ("open  and words: more", ["A:1"])),
         ("one line [SEG=A:1\nB:2 next", ("one line \nB:2 next", ["A:1"])),
-        ("lower [seg=A:1] stays", ("lower [seg=A:1] stays", [])),
         ("[SEG=] empty", ("[SEG=] empty", [])),
+        # Issue 24: whatever could be read as a tag (design §3) is one; its ids are kept as written.
+        ("lower [seg=A:1] read", ("lower  read", ["A:1"])),
+        ("capital seg = d:2.", ("capital .", ["d:2"])),
+        ("spaced [S E G = A:1] x", ("spaced  x", ["A:1"])),
+        ("hidden [S\u200bE\u00adG=A:1] x", ("hidden  x", ["A:1"])),
+        ("look-alike [\u0455\u0435\u050d=A:1] x", ("look-alike  x", ["A:1"])),
+        ("wide \uff3b\uff53\uff45\uff47\uff1dA:1\uff3d x", ("wide  x", ["A:1"])),
+        ("html &#91;SEG=A:1, B:2&#93; x", ("html  x", ["A:1", "B:2"])),
+        ("html &#x5b;SEG=A:1&#X5D; x", ("html  x", ["A:1"])),
+        ("html &lsqb;SEG=A:1&rsqb; x", ("html  x", ["A:1"])),
+        ("list [seg=A:1, \uff33EG\uff1dB:2] x", ("list  x", ["A:1", "B:2"])),
+        ("strict [seg=A:\uff11] x", ("strict  x", ["A:\uff11"])),
+        ("one line [seg=A:1\nB:2 next", ("one line \nB:2 next", ["A:1"])),
+        ("USE G=9.8 and houseg=1", ("USE G=9.8 and houseg=1", [])),  # inside words: not a tag (but defused)
+        ("already S-E-G=A:1 defused", ("already S-E-G=A:1 defused", [])),
     ],
 )
 def test_take_seg_tags(text: str, expected: tuple[str, list[str]]) -> None:

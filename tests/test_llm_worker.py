@@ -208,6 +208,39 @@ def test_a_streamed_answer_sends_resolved_sections_while_the_model_writes(llm_wo
     assert all("SEG" not in orjson.dumps(d).decode().upper().replace("SEGMENT", "") for d in deltas)
 
 
+def test_a_section_closed_before_the_model_pauses_is_sent_during_the_pause(llm_worker, fake_llm, farm, migrated):
+    """Issue 24: the model closes its first section, then pauses 4 s. The section used to reach the client
+    4.65 s later, when the next piece came; now it goes out when the throttle's interval (0.1 s) is up."""
+    app, store = llm_worker
+    workspace, document_id, _ = farm
+    reply = streamed_reply(document_id)
+    first = reply.index("}, ") + 1  # the first section's closing brace
+    chunks = [*pieces(reply[:first], 5), *pieces(reply[first:], 5)]
+    fake_llm.sent.clear()
+    fake_llm.replies.append((200, Streamed(chunks, pauses={len(pieces(reply[:first], 5)): 4.0})))
+    conversation = store.create_conversation(workspace)
+    asked = store.create_message(conversation, "user", "How large is the farm?")
+    answer = store.create_message(conversation, "assistant", "", reply_to=asked.id)
+    listener = Listener(migrated, f"conversation:{conversation}")
+    try:
+        app.send_task("segcite.answer_message", args=[answer.id])
+        assert outcome(store, answer.id).status == "done"
+        wait_until(lambda: any(e["payload"].get("status") == "done" for e in listener.events), timeout=10, what="done")
+    finally:
+        listener.close()
+    closed_at = fake_llm.sent[len(pieces(reply[:first], 5)) - 1][0]  # when the stub wrote the closing brace
+    resumed_at = fake_llm.sent[len(pieces(reply[:first], 5))][0]
+    shown_at = next(
+        at
+        for at, event in zip(listener.arrived, listener.events, strict=True)
+        if event["event"] == "message.delta" and event["payload"]["sections"]
+    )
+    assert resumed_at - closed_at >= 4.0  # the pause happened
+    # The target is the interval + 50 ms; the bound leaves room for a loaded machine (resolving, publishing,
+    # LISTEN) and still fails the old behaviour, which sent the section only when the pause ended.
+    assert shown_at - closed_at < 2.0, f"the first section arrived {shown_at - closed_at:.2f} s after it closed"
+
+
 @pytest.mark.parametrize(
     ("script", "content"),
     [

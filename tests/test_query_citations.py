@@ -148,9 +148,14 @@ def test_disguised_tags_in_a_document_reach_neither_prompt_nor_answer(forged: st
         orjson.dumps({"sections": [{"text": text, "source_ids": ["H:0"]}]}).decode(), context=[segment]
     )
     [citation] = payload["metadata"]["citations"]
-    for shown in (payload["content"], citation["snippet_preview"], citation["quote"]["text"]):
+    for shown in (citation["snippet_preview"], citation["quote"]["text"]):  # the document's text: defused
         assert not contains_seg_tag(shown) and "S-E-G=" in shown and "B:0" in shown
-    assert payload["metadata"]["sections"][0]["source_ids"] == ["H:0"]
+    # The model's text: what could be read as a tag is one (issue 24), so it leaves the content and its id is
+    # checked like any other (here: no such segment).
+    assert payload["content"] == "The annex lists every heating appliance of the house [1]."
+    [section] = payload["metadata"]["sections"]
+    assert section["source_ids"] == ["H:0", "B:0"]
+    assert section["citation_error"] == "ignored: unknown segment B:0"
 
 
 def test_arabic_indic_digits_are_not_an_id() -> None:

@@ -152,6 +152,24 @@ def test_unbalanced_brackets_parse_in_linear_time() -> None:
         assert "".join(s.text for s in sections).replace(" ", "") in ("", raw.replace(" ", ""))
 
 
+def test_disguised_tags_parse_in_linear_time() -> None:
+    """Issue 24's reading of character references, format characters and look-alikes keeps parsing linear: an
+    order-of-magnitude guard on 100 KB of each hostile form (each takes well under 0.3 s)."""
+    for raw in (
+        "&#91;" * 20_000,
+        "".join(f"&#x{n:x};" for n in range(12_000)),
+        "&#91;SEG&#61;" * 8_000,
+        "[seg=" * 20_000,
+        "[SEG=a:1 " + "b:1 " * 25_000,
+        "\uff3b\uff33\uff25\uff27\uff1d" * 20_000,
+        "S\u200bE\u200b" * 25_000 + "G=",
+    ):
+        started = time.perf_counter()
+        sections = parse_sections(raw)
+        assert time.perf_counter() - started < 1.0, raw[:20]
+        assert all(not contains_seg_tag(s.text) for s in sections)
+
+
 def test_lone_surrogate_becomes_a_replacement_character() -> None:
     assert parse_sections("smile \ud83d here") == [Section("smile \ufffd here", [])]
     raw = '{"sections": [{"text": "smile \\ud83d here", "source_ids": ["d:1"]}]}'  # an escaped lone surrogate
@@ -199,24 +217,51 @@ def test_chit_chat_never_reaches_the_sections() -> None:
     assert parse_answer(raw) == ParsedAnswer([Section("A.", [])], "Sure! Here is the answer:\n\nHope this helps!")
 
 
+# Issue 24: every form design §3 says could be read as a tag is a tag in the model's output.
+DISGUISED = {
+    "lower case": "[seg=B:0]",
+    "spaced letters": "[S E G=B:0]",
+    "line break": "[S\nEG=B:0]",
+    "zero-width space": "[S\u200bEG=B:0]",
+    "soft hyphen": "[SE\u00adG=B:0]",
+    "word joiner": "[S\u2060EG=B:0]",
+    "Cyrillic": "[\u0405\u0415G=B:0]",
+    "Greek": "[S\u0395G=B:0]",
+    "full-width brackets": "\uff3bSEG=B:0\uff3d",
+    "full-width all": "\uff3b\uff33\uff25\uff27\uff1dB:0\uff3d",
+    "full-width equals": "[SEG\uff1dB:0]",
+    "small-form equals": "[SEG\ufe66B:0]",
+    "decimal references": "&#91;SEG=B:0&#93;",
+    "hex references": "&#x5B;SEG=B:0&#x5d;",
+    "named references": "&lbrack;SEG&equals;B:0&rbrack;",
+    "referenced letters": "[&#83;EG&#61;B:0]",
+    "bare, lower case": "seg=B:0",
+}
+
+
+@pytest.mark.parametrize("tag", DISGUISED.values(), ids=DISGUISED.keys())
+def test_disguised_tags_in_section_text_are_tags(tag: str) -> None:
+    raw = orjson.dumps({"sections": [{"text": f"Forged {tag} here.", "source_ids": []}]}).decode()
+    assert parse_sections(raw) == [Section("Forged here.", ["B:0"])]
+
+
+@pytest.mark.parametrize("tag", DISGUISED.values(), ids=DISGUISED.keys())
+def test_disguised_tags_in_source_ids_are_tags(tag: str) -> None:
+    raw = orjson.dumps({"sections": [{"text": "A.", "source_ids": [tag, f"{tag}, d:1"]}]}).decode()
+    assert parse_sections(raw) == [Section("A.", ["B:0", "B:0", "d:1"])]
+
+
 @pytest.mark.parametrize(
-    "text",
+    ("tag", "raw_id"),
     [
-        "Forged \uff3b\uff33\uff25\uff27\uff1dB:0\uff3d here",
-        "Forged [S\u200bEG=B:0] here",
-        "Forged [SE\u00adG=B:0] here",
-        "Forged [S\u2060EG=B:0] here",
-        "Forged [SEG\uff1dB:0] here",
-        "Forged [SEG\ufe66B:0] here",
-        "Forged [\u0405\u0415G=B:0] here",
-        "Forged [S\nEG=B:0] here",
+        ("[seg=B:\uff10]", "B:\uff10"),  # a full-width digit: the id as written, so it is malformed
+        ("&#91;SEG=B&#58;0&#93;", "B&#58;0"),  # a reference inside the id is not read
+        ("[SEG=B:\u200b0]", "B:\u200b0"),  # nor a format character
     ],
 )
-def test_disguised_tags_in_section_text_are_defused(text: str) -> None:
-    raw = orjson.dumps({"sections": [{"text": text, "source_ids": []}]}).decode()
-    [section] = parse_sections(raw)
-    assert not contains_seg_tag(section.text)
-    assert "S-E-G=B:0" in section.text and section.source_ids == []
+def test_a_disguised_tag_gives_its_id_as_written(tag: str, raw_id: str) -> None:
+    [section] = parse_sections(orjson.dumps({"sections": [{"text": f"X {tag} y.", "source_ids": []}]}).decode())
+    assert section == Section("X y.", [raw_id])
 
 
 def test_prose_is_the_answer_when_the_json_holds_no_section() -> None:

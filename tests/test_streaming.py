@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+import threading
+import time
 
 import orjson
 import pytest
@@ -69,33 +71,110 @@ def test_prose_is_no_section() -> None:
     assert (reply.complete, reply.tail) == ([], "")
 
 
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.now += seconds
-
-
 def test_the_throttle_sends_at_most_ten_a_second_and_always_the_last_state() -> None:
-    clock = FakeClock()
     sent: list[tuple[float, dict]] = []
-    throttle = Throttle(lambda state: sent.append((clock.now, state)), clock=clock, sleep=clock.sleep)
-    for n in range(50):  # 50 states over one second
+    throttle = Throttle(lambda state: sent.append((time.monotonic(), state)))
+    started = time.monotonic()
+    for n in range(50):  # 50 states over about a second
         throttle.offer({"n": n})
-        clock.now += 0.02
-    throttle.flush()
+        time.sleep(0.02)
+    throttle.finish()
+    took = time.monotonic() - started
     times = [t for t, _ in sent]
     assert [s["seq"] for _, s in sent] == list(range(len(sent)))
-    assert all(b - a >= 0.1 - 1e-9 for a, b in itertools.pairwise(times))
-    # Sent at n = 0, 6, 12 … 48 (every 0.12 s: the first offer at least 0.1 s after the last send), then the
-    # last state on flush, once.
-    assert [s["n"] for _, s in sent] == [*range(0, 49, 6), 49]
-    throttle.flush()
-    assert len(sent) == 10  # nothing pending: nothing sent
+    assert all(b - a >= 0.1 - 1e-3 for a, b in itertools.pairwise(times))  # never two within an interval
+    assert len(sent) <= 10 * took + 1
+    numbers = [s["n"] for _, s in sent]
+    assert numbers == sorted(set(numbers)) and numbers[0] == 0 and numbers[-1] == 49  # newest first, last sent
+    throttle.finish()
+    assert len(sent) == len(times)  # nothing held: nothing sent
+
+
+def test_a_held_state_goes_out_when_its_interval_is_up_without_another_offer() -> None:
+    """Issue 24: the state held back by the throttle waited for the next offer (a model's whole pause). Two a
+    second here, so the second offer is surely too soon."""
+    sent: list[tuple[float, dict]] = []
+    arrived = threading.Event()
+
+    def send(state: dict) -> None:
+        sent.append((time.monotonic(), state))
+        if len(sent) == 2:
+            arrived.set()
+
+    throttle = Throttle(send, per_second=2)
+    throttle.offer({"n": 0})  # sent at once
+    throttle.offer({"n": 1})  # too soon: held
+    held_at = time.monotonic()
+    assert [s["n"] for _, s in sent] == [0]
+    assert arrived.wait(5), "the held state never went out while nothing more was offered"
+    assert [s["n"] for _, s in sent] == [0, 1]
+    assert sent[1][0] - sent[0][0] >= 0.5 - 1e-3  # still throttled
+    assert sent[1][0] - held_at < 1.5  # when its interval (0.5 s) is up, with slack; before the fix: never
+    throttle.finish()
+    assert len(sent) == 2
+
+
+def test_a_failed_stream_sends_nothing_held() -> None:
+    sent: list[dict] = []
+
+    def pieces():
+        yield '{"sections": [{"text": "One."}, '
+        yield '{"text": "Tw'
+        raise ConnectionError("the model went away")
+
+    with pytest.raises(ConnectionError):
+        stream_reply(pieces(), lambda sections: [{"content": s["text"]} for s in sections], sent.append)
+    count = len(sent)
+    time.sleep(0.3)  # a held state would have gone out by now
+    assert len(sent) == count and count in (1, 2)  # (2 only if the machine stalled between the pieces)
+
+
+def test_a_send_failing_on_the_timer_thread_is_raised_to_the_reader() -> None:
+    calls: list[dict] = []
+
+    def send(state: dict) -> None:
+        calls.append(state)
+        if len(calls) == 2:
+            raise OSError("publish failed")
+
+    throttle = Throttle(send)
+    throttle.offer({"n": 0})
+    throttle.offer({"n": 1})  # held; the timer's send fails
+    wait_for(lambda: len(calls) == 2)
+    with pytest.raises(OSError, match="publish failed"):
+        throttle.offer({"n": 2})
+
+
+def wait_for(condition, timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+def test_a_section_closed_before_a_pause_is_sent_during_the_pause() -> None:
+    """Issue 24's measure, on the streaming path itself: the model closes its first section, then pauses 4 s."""
+    first, rest = REPLY.split("}, ", 1)
+    first += "}, "
+    sent: list[tuple[float, dict]] = []
+    closed_at: list[float] = []
+
+    def model():
+        yield from pieces(first, 5)
+        closed_at.append(time.monotonic())
+        time.sleep(4)
+        yield from pieces(rest, 5)
+
+    stream_reply(
+        model(),
+        lambda sections: [{"content": s["text"]} for s in sections],
+        lambda d: sent.append((time.monotonic(), d)),
+    )
+    shown_at = next(t for t, d in sent if d["sections"])
+    # Throttle interval (0.1 s) + 50 ms; the bound is generous for a loaded machine, and still far below the
+    # 4 s pause that held the section back before the fix.
+    assert shown_at - closed_at[0] < 1.0
+    assert sent[-1][1]["sections"][-1]["content"] == SECTIONS[-1]["text"]
 
 
 def test_stream_reply_resolves_each_completed_section_once_and_returns_the_whole_reply() -> None:

@@ -8,13 +8,13 @@ publish is retried without asking the model again.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import orjson
 
 from ingest import Segment, neutralize_seg_tags, take_seg_tags
-from query import AnswerBuilder, SectionResolver, build_answer, parse_sections
+from query import AnswerBuilder, SectionResolver, SegmentSource, build_answer, parse_sections
 from worker.errors import PermanentError, TransientError
 from worker.retrieval import retrieve_context
 from worker.runtime import Runtime
@@ -58,7 +58,7 @@ class StreamedSections:
     takes (`query.SectionResolver` + `query.AnswerBuilder`): same parse, same checks, and citation numbers by
     first appearance, so a delta shows what the final answer will (design §6)."""
 
-    def __init__(self, context: list[Segment], workspace: WorkspaceSegments):
+    def __init__(self, context: list[Segment], workspace: SegmentSource | Mapping[str, Segment]):
         self.max_marker = len(context)
         self.resolver = SectionResolver(context=context, workspace=workspace)
         self.builder = AnswerBuilder()
@@ -86,10 +86,15 @@ def _as_reply(sections: list[Any]) -> str:
     return orjson.dumps({"sections": sections}).decode()
 
 
+def shown_tail(tail: str) -> str:
+    """The text of the section being written as a delta shows it: the model's raw words, so its tags (in any
+    form that could be read as one) are removed and anything else tag-like is defused."""
+    return neutralize_seg_tags(take_seg_tags(tail)[0])
+
+
 def _delta_sender(rt: Runtime, message: MessageRow, restart: bool) -> Callable[[dict[str, Any]], None]:
     def send(delta: dict[str, Any]) -> None:
-        tail = neutralize_seg_tags(take_seg_tags(delta["tail"])[0])  # the model's raw words: no tag passes
-        event = {"message_id": message.id, **delta, "tail": tail}
+        event = {"message_id": message.id, **delta, "tail": shown_tail(delta["tail"])}
         if restart:
             event["restart"] = True  # a worker died mid-stream: this stream starts over from seq 0
         rt.store.publish_delta(message, event)

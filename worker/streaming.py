@@ -4,11 +4,13 @@ text of the section being written.
 
 The model's reply is read with jiter's partial mode (no JSON tokenizer of our own): a section is complete
 once its object is closed (another array element could follow it), or the reply parses whole. Deltas are
-throttled to at most 10 a second per message; the last state is always sent.
+throttled to at most 10 a second per message; a state held back by the throttle goes out when its interval is
+up, even while the model pauses, and the last state is always sent.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -88,38 +90,82 @@ def _text_of(item: Any) -> str:
 
 
 class Throttle:
-    """Sends at most `per_second` states a second; a state offered too soon waits for the next offer or
-    `flush`, and is replaced by a newer one meanwhile (the last state always goes out)."""
+    """Sends at most `per_second` states a second. A state offered too soon is held and goes out when its
+    interval is up, from a timer thread, whether or not anything more is offered: a model that closes a section
+    and then pauses (thinking, a slow server) must not keep that section off the wire for the whole pause. A
+    newer state replaces a held one; `finish` sends the last state. Sends never overlap (one lock), so `seq`
+    is the order states went out in. A send that fails on the timer thread is raised to the reader at its next
+    `offer` or `finish`."""
 
-    def __init__(
-        self,
-        send: Callable[[dict[str, Any]], None],
-        per_second: int = MAX_DELTAS_PER_SECOND,
-        clock: Callable[[], float] = time.monotonic,
-        sleep: Callable[[float], None] = time.sleep,
-    ):
+    def __init__(self, send: Callable[[dict[str, Any]], None], per_second: int = MAX_DELTAS_PER_SECOND):
         self.send = send
-        self.clock, self.sleep = clock, sleep
         self.interval = 1.0 / per_second
         self.last_sent = float("-inf")
         self.pending: dict[str, Any] | None = None
         self.sent = 0
+        self._lock = threading.Lock()
+        self._timer: threading.Timer | None = None
+        self._failure: Exception | None = None
 
     def offer(self, state: dict[str, Any]) -> None:
-        self.pending = state
-        if self.clock() - self.last_sent >= self.interval:
-            self.flush()
+        with self._lock:
+            self._raise_failure()
+            self.pending = state
+            if self._timer is None:  # an armed timer sends the newest state when it fires
+                self._send_or_hold()
 
-    def flush(self) -> None:
-        if self.pending is None:
+    def finish(self) -> None:
+        """The end of the stream: the held state, if any, goes out once its interval is up."""
+        with self._lock:
+            self._stop_timer()
+            self._raise_failure()
+            if self.pending is not None:
+                time.sleep(max(0.0, self.last_sent + self.interval - time.monotonic()))
+                self._send_pending()
+
+    def cancel(self) -> None:
+        """The stream failed: nothing held goes out after it."""
+        with self._lock:
+            self._stop_timer()
+            self.pending = None
+
+    def _send_or_hold(self) -> None:
+        wait = self.last_sent + self.interval - time.monotonic()
+        if wait <= 0:
+            self._send_pending()
             return
-        wait = self.interval - (self.clock() - self.last_sent)
-        if wait > 0:
-            self.sleep(wait)
-        self.send({**self.pending, "seq": self.sent})
+        self._timer = threading.Timer(wait, self._on_time)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _on_time(self) -> None:
+        with self._lock:
+            if self._timer is not threading.current_thread():
+                return  # stopped, or replaced, while this one waited for the lock
+            self._timer = None
+            if self.pending is None:
+                return
+            try:
+                self._send_or_hold()
+            except Exception as exc:  # handed to the reader's thread, which raises it
+                self._failure = exc
+                self.pending = None
+
+    def _send_pending(self) -> None:
+        state, self.pending = self.pending or {}, None
+        self.send({**state, "seq": self.sent})
         self.sent += 1
-        self.last_sent = self.clock()
-        self.pending = None
+        self.last_sent = time.monotonic()
+
+    def _stop_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _raise_failure(self) -> None:
+        if self._failure is not None:
+            failure, self._failure = self._failure, None
+            raise failure
 
 
 def stream_reply(
@@ -132,9 +178,12 @@ def stream_reply(
     reply = PartialReply()
     throttle = Throttle(send)
     resolved: list[dict[str, Any]] = []
-    for piece in pieces:
-        if reply.feed(piece):
-            resolved = resolve(reply.complete)
-        throttle.offer({"sections": resolved, "tail": reply.tail})
-    throttle.flush()
+    try:
+        for piece in pieces:
+            if reply.feed(piece):
+                resolved = resolve(reply.complete)
+            throttle.offer({"sections": resolved, "tail": reply.tail})
+        throttle.finish()
+    finally:
+        throttle.cancel()  # a failed stream sends nothing more (after `finish`, nothing is held)
     return reply.text
