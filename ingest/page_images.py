@@ -15,17 +15,14 @@ from __future__ import annotations
 import io
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import msgspec
 from msgspec import Raw
 
 from ingest.schema import NO_RAW, Base, ShardInfo
 
-# What a browser shows inline; anything else (a TIFF page, say) is left out rather than stored unseen.
 MIME_EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp"}
-_PIL_MIMES = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
-# The first bytes of each kind: an image whose bytes do not start as its mimeType says is not stored.
+# The first bytes of each kind a browser shows inline (a TIFF page, say, is left out rather than stored unseen).
 _SIGNATURES = {
     "image/png": b"\x89PNG\r\n\x1a\n",
     "image/jpeg": b"\xff\xd8\xff",
@@ -49,8 +46,6 @@ class PageImage:
 
 class _Image(Base):
     content: bytes = b""  # base64 in the JSON: msgspec decodes it straight to bytes
-    mimeType: str = ""
-    mime_type: str = ""
     width: int = 0
     height: int = 0
 
@@ -91,6 +86,7 @@ def page_images(docai: bytes | Sequence[bytes]) -> Iterator[PageImage]:
             image = _read_image(page.image, (page.pageNumber or page.page_number or number) - 1)
             if image is not None:
                 yield image
+            del image  # not held while the next page's image is decoded
 
 
 def _shard_index(shard: _Shard) -> int:
@@ -103,26 +99,22 @@ def _read_image(raw: Raw, page_idx: int) -> PageImage | None:
         image = _IMAGE.decode(raw)
     except msgspec.DecodeError:  # not base64, or not an object
         return None
-    if not image.content:
+    # The bytes say what they are: real outputs label a JPEG `image/png` (ocr_with_symbols_tiny.json).
+    mime = next((m for m, signature in _SIGNATURES.items() if image.content.startswith(signature)), None)
+    if mime is None:
         return None
-    mime, width, height = image.mimeType or image.mime_type, image.width, image.height
-    if not (mime and width > 0 and height > 0):
-        # Some processors leave these out: the image's own header says them (read without decoding pixels).
-        sniffed = _sniff(image.content)
-        if sniffed is None:
-            return None
-        mime, width, height = mime or sniffed[0], width or sniffed[1], height or sniffed[2]
-    if mime not in MIME_EXTENSIONS or width <= 0 or height <= 0 or not image.content.startswith(_SIGNATURES[mime]):
+    # The image's own header (read without decoding pixels) says its size; some processors leave it out.
+    width, height = _size(image.content) or (image.width, image.height)
+    if width <= 0 or height <= 0:
         return None
     return PageImage(page_idx, mime, width, height, image.content)
 
 
-def _sniff(data: bytes) -> tuple[str, int, int] | None:
+def _size(data: bytes) -> tuple[int, int] | None:
     from PIL import Image, UnidentifiedImageError
 
     try:
         with Image.open(io.BytesIO(data)) as picture:  # reads the header only
-            mime: Any = _PIL_MIMES.get(picture.format or "")
-            return (mime, *picture.size) if mime else None
+            return picture.size
     except (UnidentifiedImageError, OSError, ValueError):
         return None
