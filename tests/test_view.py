@@ -1,0 +1,173 @@
+"""`segcite view` (issue 27) in a real browser: Debian's Chromium driven by Playwright, from file:// with no network.
+
+For every citation marker: clicking it (or pressing Enter on it) shows the cited page, and each of the quote's
+boxes is highlighted where box * image rect puts it, within a pixel, scrolled into view; no console errors, no
+request leaves the page, and at a phone's width nothing overflows sideways.
+"""
+
+from __future__ import annotations
+
+import base64
+import shutil
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from conftest import segcite as run
+from conftest import service_env
+
+from ingest import build_segments
+from ingest.page_images import page_images
+from query import build_answer
+from query.extractive import extractive_answer
+from worker.view import AnswerView, PageView, render_view
+
+CHROMIUM = Path("/usr/bin/chromium")
+LAUNCH_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+# Three real outputs (docai-real): an invoice, a form with a table, a page photographed upside down and skewed.
+CASES = [
+    ("invoice_parser_1p.json", "What is the invoice number and the total amount due?"),
+    ("form_parser_v1_1p.json", "What are the patient's name and date of birth?"),
+    ("ocr_pix2info_d_upside_down_snake.json", "What did Deep Thought say?"),
+]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists() and shutil.which("chromium") is None:
+        pytest.skip("no Chromium at /usr/bin/chromium (`apt-get install -y chromium`; .ci/run installs it)")
+    playwright_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed")
+    with playwright_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS, headless=True)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+def offline_view(source: Path, question: str) -> tuple[AnswerView, list[dict[str, Any]]]:
+    """An answer over a real output, built by the same path as a worker's (extractive answerer, build_answer),
+    with the page images the document carries, as `segcite view` shows it."""
+    data = source.read_bytes()
+    document_id = source.stem.replace("_", "-")
+    segments = build_segments(data, document_id)
+    images = {image.page_idx: image for image in page_images(data)}
+    keys = {(document_id, i): {"key": f"{i}.img", "width": m.width, "height": m.height} for i, m in images.items()}
+    payload = build_answer(extractive_answer(question, segments), context=segments, page_images=keys)
+    citations = payload["metadata"]["citations"]
+    pages: dict[int, PageView] = {}
+    for citation in citations:
+        page_idx = citation["page_idx"]
+        if page_idx not in pages:
+            image = images[page_idx]
+            uri = f"data:{image.mime};base64,{base64.b64encode(image.data).decode()}"
+            pages[page_idx] = PageView(document_id, page_idx, image.width, image.height, uri)
+        pages[page_idx].citations.append(citation)
+    view = AnswerView(question, payload["content"], citations, {document_id: source.name}, list(pages.values()))
+    return view, citations
+
+
+def check_in_browser(browser: Any, html_file: Path, citations: list[dict[str, Any]], *, width: int = 1280) -> Any:
+    """Opens the file and checks every marker; returns the page (still open) for a screenshot."""
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    problems: list[str] = []
+    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    page.on("request", lambda r: None if r.url.startswith(("data:", "file:")) else problems.append(r.url))
+    page.goto(html_file.as_uri())
+    assert page.locator(".page-view:not([hidden])").count() == 0  # nothing shown before a marker is chosen
+    markers = page.locator(".answer button.marker")
+    assert markers.count() >= len(citations) >= 1
+    by_number = {c["number"]: c for c in citations}
+    for index in range(markers.count()):
+        marker = markers.nth(index)
+        number = int(marker.get_attribute("data-citation"))
+        if index % 2:
+            marker.focus()
+            page.keyboard.press("Enter")  # keyboard-usable
+        else:
+            marker.click()
+        _check_shown(page, by_number[number])
+        assert marker.get_attribute("aria-pressed") == "true"
+    # The citation list's own buttons show the same.
+    for citation in citations:
+        page.locator(f"#cite-{citation['number']} button.show").click()
+        _check_shown(page, citation)
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0, f"the page is {overflow}px wider than a {width}px screen"
+    assert problems == []
+    return page
+
+
+def _check_shown(page: Any, citation: dict[str, Any]) -> None:
+    shown = page.locator(".page-view:not([hidden])")
+    assert shown.count() == 1
+    assert (shown.get_attribute("data-document"), int(shown.get_attribute("data-page"))) == (
+        citation["document_id"],
+        citation["page_idx"],
+    )
+    image = shown.locator(".page-image").bounding_box()
+    active = shown.locator(".highlight.active")
+    boxes = [b for b in citation["boxes"] if b["page_idx"] == citation["page_idx"]]
+    assert active.count() == len(boxes) >= 1
+    assert page.locator(".highlight.active").count() == len(boxes)  # no other citation's highlight shows
+    for box, element in zip(boxes, active.all(), strict=True):
+        rect = element.bounding_box()
+        expected = {
+            "x": image["x"] + box["x0"] * image["width"],
+            "y": image["y"] + box["y0"] * image["height"],
+            "width": (box["x1"] - box["x0"]) * image["width"],
+            "height": (box["y1"] - box["y0"]) * image["height"],
+        }
+        assert all(abs(rect[k] - expected[k]) <= 1.0 for k in expected), (box, rect, expected)
+    first = active.first.bounding_box()
+    height = page.evaluate("window.innerHeight")
+    assert first["y"] >= 0 and first["y"] + min(first["height"], height / 2) <= height, "not scrolled into view"
+
+
+@pytest.mark.parametrize(("name", "question"), CASES)
+def test_each_marker_shows_its_page_with_the_quote_highlighted(
+    browser: Any, docai_real_dir: Path, tmp_path: Path, name: str, question: str
+) -> None:
+    view, citations = offline_view(docai_real_dir / name, question)
+    assert citations and all(c["page_image"] is not None for c in citations)
+    html_file = tmp_path / "answer.html"
+    html_file.write_text(render_view(view), encoding="utf-8")
+    check_in_browser(browser, html_file, citations).close()
+    check_in_browser(browser, html_file, citations, width=390).close()  # a phone's width
+
+
+def test_segcite_view_writes_the_last_answer_as_one_file(
+    browser: Any, services, service_home: Path, celery_worker, docai_real_dir: Path, tmp_path: Path
+) -> None:
+    env = service_env(services, service_home)
+    workspace = f"view-{uuid.uuid4().hex[:8]}"
+    ingested = run(env, "ingest", str(docai_real_dir / "invoice_parser_1p.json"), "--workspace", workspace)
+    assert ingested.returncode == 0, ingested.stderr
+    asked = run(env, "ask", "What is the invoice number?", "--workspace", workspace, "--json")
+    assert asked.returncode == 0, asked.stderr
+    citations = orjson.loads(asked.stdout)["metadata"]["citations"]
+
+    out = tmp_path / "answer.html"
+    viewed = run(env, "view", "--last", "--workspace", workspace, "--out", str(out))
+    assert viewed.returncode == 0, viewed.stderr
+    assert viewed.stdout.strip() == str(out)
+    page = out.read_text(encoding="utf-8")
+    assert page.count("data:image/png;base64,") == 1  # the one cited page, inlined once
+    assert "invoice_parser_1p.json" in page and "http://" not in page and "https://" not in page
+    check_in_browser(browser, out, citations).close()
+
+    wrong = run(env, "view", "--workspace", workspace)
+    assert (wrong.returncode, wrong.stderr.strip()) == (2, "error: give a MESSAGE_ID or --last (not both)")
+    unknown = run(env, "view", str(uuid.uuid4()), "--out", str(out))
+    assert unknown.returncode == 2 and unknown.stderr.startswith("error: no message ")
