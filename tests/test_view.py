@@ -22,7 +22,6 @@ from conftest import service_env
 from ingest import build_segments
 from ingest.page_images import page_images
 from query import build_answer
-from query.extractive import extractive_answer
 from worker.view import AnswerView, PageView, render_view
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -34,12 +33,37 @@ LAUNCH_ARGS = [
     "--disable-component-update",
     "--no-first-run",
 ]
-# Three real outputs (docai-real): an invoice, a form with a table, a page photographed upside down and skewed.
-CASES = [
-    ("invoice_parser_1p.json", "What is the invoice number and the total amount due?"),
-    ("form_parser_v1_1p.json", "What are the patient's name and date of birth?"),
-    ("ocr_pix2info_d_upside_down_snake.json", "What did Deep Thought say?"),
-]
+# Answers over real outputs, as a model writes them (sections with their ids), resolved by the worker's path: an
+# invoice over two pages, a form with a table, a page photographed upside down and skewed, one turned four ways.
+CASES = {
+    "invoice": (
+        "docai/invoice_parser_edf_2p_snake_case.json",
+        "How much is the invoice and when is it paid?",
+        [
+            ("The invoice of 11/12/2022 comes to 62,86 € TTC.", 0),
+            ("The amount of 62,86 € will be debited on 28/12/2022.", 1),
+            ("Of it, 264 kWh of consumption come to 25,71 € before tax.", 2),
+        ],
+    ),
+    "form-table": (
+        "docai-real/form_pix2info_d_table_with_borders_snake.json",
+        "What does the form ask for, and what is in its table's last row?",
+        [
+            ("The form asks to list the 24 letters of the Greek alphabet.", 0),
+            ("Its table's last row holds RHO, TAU, PHI and OMEGA.", 1),
+        ],
+    ),
+    "upside-down": (
+        "docai-real/ocr_pix2info_d_upside_down_snake.json",
+        "What did Deep Thought say?",
+        [("Forty-two, said Deep Thought with infinite majesty.", 0)],
+    ),
+    "four-orientations": (
+        "docai-real/ocr_pix2info_e_multiple_orientations_snake.json",
+        "How did Deep Thought answer?",
+        [("Said Deep Thought: forty-two, and calm, with infinite majesty.", 0)],
+    ),
+}
 
 
 @pytest.fixture(scope="module")
@@ -55,15 +79,16 @@ def browser() -> Iterator[Any]:
             launched.close()
 
 
-def offline_view(source: Path, question: str) -> tuple[AnswerView, list[dict[str, Any]]]:
-    """An answer over a real output, built by the same path as a worker's (extractive answerer, build_answer),
-    with the page images the document carries, as `segcite view` shows it."""
+def offline_view(source: Path, question: str, sections: list[tuple[str, int]]) -> tuple[AnswerView, list[dict]]:
+    """The answer (`sections`: claim, cited segment index) over a real output, resolved by `build_answer` with the
+    page images the document carries, as `segcite view` shows it."""
     data = source.read_bytes()
-    document_id = source.stem.replace("_", "-")
+    document_id = source.stem.split("_")[0]
     segments = build_segments(data, document_id)
     images = {image.page_idx: image for image in page_images(data)}
     keys = {(document_id, i): {"key": f"{i}.img", "width": m.width, "height": m.height} for i, m in images.items()}
-    payload = build_answer(extractive_answer(question, segments), context=segments, page_images=keys)
+    reply = {"sections": [{"text": t, "source_ids": [f"{document_id}:{i}"]} for t, i in sections]}
+    payload = build_answer(orjson.dumps(reply).decode(), context=segments, page_images=keys)
     citations = payload["metadata"]["citations"]
     pages: dict[int, PageView] = {}
     for citation in citations:
@@ -135,12 +160,14 @@ def _check_shown(page: Any, citation: dict[str, Any]) -> None:
     assert first["y"] >= 0 and first["y"] + min(first["height"], height / 2) <= height, "not scrolled into view"
 
 
-@pytest.mark.parametrize(("name", "question"), CASES)
+@pytest.mark.parametrize("case", sorted(CASES))
 def test_each_marker_shows_its_page_with_the_quote_highlighted(
-    browser: Any, docai_real_dir: Path, tmp_path: Path, name: str, question: str
+    browser: Any, docai_dir: Path, docai_real_dir: Path, tmp_path: Path, case: str
 ) -> None:
-    view, citations = offline_view(docai_real_dir / name, question)
-    assert citations and all(c["page_image"] is not None for c in citations)
+    path, question, sections = CASES[case]
+    view, citations = offline_view(docai_dir.parent / path, question, sections)
+    assert [c["citation_status"] for c in citations] == ["cited"] * len(sections)
+    assert all(c["page_image"] is not None and c["boxes"] for c in citations)
     html_file = tmp_path / "answer.html"
     html_file.write_text(render_view(view), encoding="utf-8")
     check_in_browser(browser, html_file, citations).close()
