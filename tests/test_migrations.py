@@ -171,10 +171,12 @@ def test_supabase_parts_apply_where_supabase_pieces_exist(fresh_database: str) -
     assert ("public", "messages", "workspace members") in policies
     assert ("public", "workspace_members", "members read own") in policies
     assert ("realtime", "messages", "segcite members receive") in policies
-    assert len(policies) == 6
+    assert ("public", "document_pages", "workspace members") in policies  # 011_page_images.sql
+    assert len(policies) == 7
     assert published == [("documents",), ("messages",)]
     assert [r[0] for r in rls] == [
         "conversations",
+        "document_pages",  # page images (011_page_images.sql): members read their workspace's
         "document_segments",
         "documents",
         "messages",
