@@ -68,11 +68,12 @@ CASES = {
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists() and shutil.which("chromium") is None:
+    executable = CHROMIUM if CHROMIUM.exists() else shutil.which("chromium")
+    if executable is None:
         pytest.skip("no Chromium at /usr/bin/chromium (`apt-get install -y chromium`; .ci/run installs it)")
     playwright_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed")
     with playwright_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS, headless=True)
+        launched = playwright.chromium.launch(executable_path=str(executable), args=LAUNCH_ARGS, headless=True)
         try:
             yield launched
         finally:
