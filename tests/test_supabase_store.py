@@ -250,3 +250,39 @@ def test_stale_work_asks_for_unfinished_rows_or_only_started_ones(store) -> None
     assert documents.calls.last.request.url.params["status"] == "in.(parsed,ingesting)"
     assert messages.calls.last.request.url.params["status"] == "in.(processing)"
     assert documents.calls.last.request.url.params["updated_at"].startswith("lt.")
+
+
+def test_page_images_are_replaced_and_only_unshared_keys_given_back(store) -> None:
+    from worker.stores.rows import PageImageRow
+
+    supabase, mock = store
+    old = [{"image_key": "ws/a.pages/1-old.png"}, {"image_key": "ws/a.pages/2-shared.png"}]
+    delete = mock.delete(f"{URL}/rest/v1/document_pages").mock(return_value=httpx.Response(200, json=old))
+    insert = mock.post(f"{URL}/rest/v1/document_pages").mock(return_value=httpx.Response(201, json=[]))
+    still_used = mock.get(f"{URL}/rest/v1/document_pages").mock(
+        return_value=httpx.Response(200, json=[{"image_key": "ws/a.pages/2-shared.png"}])  # another document's
+    )
+    page = PageImageRow(DOC, 0, "ws/a.pages/1-new.png", "image/png", 1758, 2275)
+    assert supabase.replace_page_images(supabase_document(), [page]) == ["ws/a.pages/1-old.png"]
+    assert delete.calls.last.request.url.params["document_id"] == f"eq.{DOC}"
+    assert json.loads(insert.calls.last.request.content) == [
+        {"document_id": DOC, "page_idx": 0, "image_key": "ws/a.pages/1-new.png", "mime": "image/png",
+         "width": 1758, "height": 2275, "workspace_id": WS}
+    ]  # fmt: skip
+    asked = still_used.calls.last.request.url.params["image_key"]
+    assert asked == "in.(ws/a.pages/1-old.png,ws/a.pages/2-shared.png)"
+
+
+def test_the_last_answer_of_a_workspace_is_asked_through_its_conversations(store) -> None:
+    supabase, mock = store
+    found = mock.get(f"{URL}/rest/v1/messages").mock(return_value=httpx.Response(200, json=[]))
+    assert supabase.last_answer(WS) is None
+    params = found.calls.last.request.url.params
+    assert params["conversations.workspace_id"] == f"eq.{WS}"
+    assert (params["role"], params["status"], params["order"], params["limit"]) == (
+        "eq.assistant",
+        "eq.done",
+        "updated_at.desc",
+        "1",
+    )
+    assert params["select"] == "id,conversations!inner(workspace_id)"
