@@ -103,6 +103,31 @@ def offline_view(source: Path, question: str, sections: list[tuple[str, int]]) -
     return view, citations
 
 
+def test_the_page_escapes_what_it_shows_and_says_each_citations_trust() -> None:
+    citation = {
+        "number": 1,
+        "document_id": "d<1>",
+        "page_idx": 2,
+        "quote": {"text": "Revenue <b>fell</b> by 16%."},
+        "boxes": [{"page_idx": 2, "x0": 0.1, "y0": 0.2, "x1": 0.5, "y1": 0.25}],
+        "citation_status": "cited",
+        "support": 0.2,
+        "warning": "contradicts: 16 vs 61",
+    }
+    page = PageView("d<1>", 2, 8.5, 11.0, None, [citation])
+    content = "Revenue rose by 61% in [2023] <script>alert(1)</script> [1]."
+    html_text = render_view(AnswerView("Why <i>?", content, [citation], {"d<1>": "r&d.json"}, [page]))
+    assert "<script>alert(1)</script>" not in html_text and "&lt;script&gt;alert(1)&lt;/script&gt;" in html_text
+    assert "in [2023] " in html_text  # not a citation: stays text
+    assert html_text.count('class="marker" data-citation="1"') == 1
+    assert "Revenue &lt;b&gt;fell&lt;/b&gt; by 16%." in html_text and "Why &lt;i&gt;?" in html_text
+    assert "r&amp;d.json" in html_text and "page 3" in html_text and "support 20%" in html_text
+    assert "⚠ contradicts: 16 vs 61" in html_text
+    assert 'id="page-d&lt;1&gt;-2"' in html_text and 'aria-controls="page-d&lt;1&gt;-2"' in html_text
+    assert 'style="left:10.0000%;top:20.0000%;width:40.0000%;height:5.0000%"' in html_text
+    assert "padding-top:129.4118%" in html_text  # no image stored: a blank page of the letter shape
+
+
 def check_in_browser(browser: Any, html_file: Path, citations: list[dict[str, Any]], *, width: int = 1280) -> Any:
     """Opens the file and checks every marker; returns the page (still open) for a screenshot."""
     page = browser.new_page(viewport={"width": width, "height": 900})

@@ -38,7 +38,8 @@ class PageView:
 
     @property
     def anchor(self) -> str:
-        return f"page-{self.document_id}-{self.page_idx}"
+        """The figure's element id (escaped: it goes into attributes as is)."""
+        return html.escape(f"page-{self.document_id}-{self.page_idx}")
 
 
 @dataclass
