@@ -42,6 +42,18 @@ def test_each_page_image_comes_out_as_the_json_holds_it(docai_dir: Path, docai_r
     assert (mislabeled.mime, mislabeled.extension, mislabeled.width) == ("image/jpeg", "jpg", 600)
 
 
+def test_shards_give_their_pages_images_in_page_order(docai_dir: Path) -> None:
+    document = orjson.loads((docai_dir / "invoice_parser_edf_2p_snake_case.json").read_bytes())
+    first, second = document["pages"]
+    shards = [
+        orjson.dumps({"text": "", "pages": [second], "shard_info": {"shard_index": "1", "shard_count": "2"}}),
+        orjson.dumps({"text": "", "pages": [first], "shard_info": {"shard_index": "0", "shard_count": "2"}}),
+    ]
+    images = list(page_images(shards))
+    assert [i.page_idx for i in images] == [0, 1]
+    assert [i.data for i in images] == [base64.b64decode(p["image"]["content"]) for p in (first, second)]
+
+
 def test_documents_without_images_give_none_and_nothing_fails(docai_dir: Path, docai_real_dir: Path) -> None:
     shards = [p.read_bytes() for p in sorted((docai_dir / "invoice_sharded_48p_noimages").glob("*.json"))]
     assert list(page_images(shards)) == []
