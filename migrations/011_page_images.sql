@@ -2,8 +2,9 @@
 -- JSON carries `pages[].image`, naming the object the worker stored it as (beside the document's JSON, in R2 or
 -- the local folder) and its size in pixels. A citation's `page_image` comes from here; an app signs an R2 URL
 -- for `image_key` and draws the citation's normalized `boxes` on it. Written at ingest, gone with the document.
--- Members read their workspace's rows (as document_segments); writes belong to the workers. Idempotent; the
--- Supabase parts apply only where Supabase's roles and auth exist.
+-- Members read their workspace's rows (as document_segments); writes belong to the workers, and to
+-- `service_role` for the `supabase` store (granted explicitly: since 2026-10-30 Supabase grants the Data API
+-- roles nothing on new tables). Idempotent; the Supabase parts apply only where Supabase's roles and auth exist.
 
 create table if not exists document_pages (
     document_id uuid not null references documents (id) on delete cascade,
@@ -21,6 +22,9 @@ alter table document_pages enable row level security;
 
 do $$
 begin
+    if exists (select 1 from pg_roles where rolname = 'service_role') then
+        grant select, insert, update, delete on table document_pages to service_role;
+    end if;
     if exists (select 1 from pg_roles where rolname = 'anon') then
         revoke all on table document_pages from anon;
     end if;
