@@ -173,6 +173,10 @@ def test_ingest_ask_and_delete_keep_page_images_in_step(
     assert [(r[0], r[2], r[3], r[4]) for r in rows] == [(0, "image/png", 1758, 2275)]
     stored = service_home / "objects" / rows[0][1]
     assert stored.read_bytes() == next(page_images(source.read_bytes())).data
+    inode = stored.stat().st_ino
+    again = run(env, "ingest", str(source), "--workspace", workspace, "--force")  # rebuilt in place
+    assert again.returncode == 0, again.stderr
+    assert stored.stat().st_ino == inode  # the image was not written again
 
     asked = run(env, "ask", "What is the invoice number?", "--workspace", workspace, "--json")
     assert asked.returncode == 0, asked.stderr
