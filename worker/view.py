@@ -107,7 +107,7 @@ def _mime(data: bytes) -> str:
         return "image/jpeg"
     if data.startswith(b"GIF8"):
         return "image/gif"
-    return "image/webp"
+    return "image/webp"  # the last kind ingest stores (ingest.page_images)
 
 
 # rendering --------------------------------------------------------------------------------------------
