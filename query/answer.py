@@ -20,6 +20,11 @@ from query.quote import find_quote, quote_boxes, snippet_preview
 from query.resolve import SectionResolver, mentioned_ids
 from query.verify import Verifier
 
+# (document_id, page_idx) -> that page's stored image `{"key", "width", "height"}`: what the caller knows of the
+# pages (the worker reads it from `document_pages`); a page it does not hold has no image.
+PageImages = Mapping[tuple[str, int], Mapping[str, Any]]
+NO_PAGE_IMAGES: PageImages = {}
+
 RAW_OUTPUT_BYTES = 65_536  # metadata.raw_output keeps at most this much of the model's reply
 STATUSES = ("cited", "matched", "invalid", "uncited")
 # A sentence's final punctuation (with closing quotes/brackets, then maybe spaces): markers go just before it.
@@ -44,7 +49,8 @@ def with_markers(text: str, numbers: list[int]) -> str:
 class AnswerBuilder:
     """The payload of design §5.8, built one resolved section at a time."""
 
-    def __init__(self) -> None:
+    def __init__(self, page_images: PageImages = NO_PAGE_IMAGES) -> None:
+        self._page_images = page_images
         self._numbers: dict[str, int] = {}  # segment_id -> citation number, by first appearance
         self._citations: list[dict[str, Any]] = []
         self._sections: list[dict[str, Any]] = []
@@ -89,7 +95,10 @@ class AnswerBuilder:
         segment_id = citation.segment.segment_id
         if segment_id not in self._numbers:
             self._numbers[segment_id] = len(self._numbers) + 1
-            self._citations.append(citation_payload(citation, self._numbers[segment_id], section, segment_id))
+            entry = citation_payload(citation, self._numbers[segment_id], section, segment_id)
+            image = self._page_images.get((entry["document_id"], entry["page_idx"]))
+            entry["page_image"] = dict(image) if image is not None else None
+            self._citations.append(entry)
         return self._numbers[segment_id]
 
     @property
@@ -151,6 +160,7 @@ def citation_payload(
         "citation_score": citation.score,
         "support": citation.support,
         "warning": citation.warning,
+        "page_image": None,  # `AnswerBuilder` fills it in from what it was told of the pages
     }
 
 
@@ -160,17 +170,18 @@ def build_answer(
     context: Iterable[Segment | Mapping[str, Any]],
     workspace: SegmentSource | Mapping[str, Any] | None = None,
     verifier: Verifier | None = None,
+    page_images: PageImages = NO_PAGE_IMAGES,
 ) -> dict[str, Any]:
     """The payload of design §5.8. `context`: the segments retrieved for this question; `workspace`: every
     segment of the workspace (a mapping segment_id -> segment, or a SegmentSource), for existence checks and
     the second tier of the fallback; without it the context is the whole world. `verifier`: how support is
-    judged (default: `LexicalVerifier`)."""
+    judged (default: `LexicalVerifier`). `page_images`: each cited page's stored image, for `page_image`."""
     segments = as_segments(context)
     parsed = parse_answer(raw_llm_output, max_marker=len(segments))
     resolver = SectionResolver(
         context=segments, workspace=workspace, verifier=verifier, prefetch=mentioned_ids(parsed.sections)
     )
-    builder = AnswerBuilder()
+    builder = AnswerBuilder(page_images)
     for section in parsed.sections:
         builder._add(resolver.resolve(section))  # (`add` but for the copy it returns, which is not needed here)
     return builder.payload(

@@ -97,6 +97,18 @@ def test_deleting_an_upload_removes_its_object_or_its_shards_only(r2: R2Store, t
             store.read_docai(gone)
 
 
+def test_r2_keeps_a_page_image_with_its_type_and_reads_it_back(r2: R2Store) -> None:
+    r2.put("docai/one.pages/1-abc.png", b"\x89PNG\r\n\x1a\n-bytes", "image/png")
+    assert r2.read("docai/one.pages/1-abc.png") == b"\x89PNG\r\n\x1a\n-bytes"
+    head = r2.client.head_object(Bucket=r2.bucket, Key="docai/one.pages/1-abc.png")
+    assert head["ContentType"] == "image/png"
+    with pytest.raises(MissingObject, match=r"^no object at r2://"):
+        r2.read("docai/one.pages/2-abc.png")
+    r2.delete("docai/one.pages/1-abc.png")
+    with pytest.raises(MissingObject):
+        r2.read("docai/one.pages/1-abc.png")
+
+
 def test_r2_settings_must_be_whole(monkeypatch) -> None:
     r2_variables = ("R2_BUCKET", "R2_ENDPOINT_URL", "R2_ACCOUNT_ID", "R2_ACCESS_KEY_ID", "R2_SECRET_ACCESS_KEY")
     for variable in (*r2_variables, "SEGCITE_OBJECT_STORE"):
@@ -263,7 +275,8 @@ def test_pipeline_with_r2_and_openai_uses_history_and_delivers_bad_json_uncited(
     for i, shard in enumerate(shard_document(document, 1)):
         r2.put(f"docai/{document_id}/shard-{i}.json", orjson.dumps(shard))
     store.create_document(workspace, "reactor", f"docai/{document_id}/", document_id)
-    assert documents.ingest_document(rt, document_id) == {"document_id": document_id, "segments": 2, "pages": 2}
+    ingested = documents.ingest_document(rt, document_id)
+    assert ingested == {"document_id": document_id, "segments": 2, "pages": 2, "page_images": 0}  # none in the JSON
 
     conversation = store.create_conversation(workspace)
     first = store.create_message(conversation, "user", "When was it commissioned?")

@@ -178,10 +178,12 @@ def test_supabase_parts_apply_where_supabase_pieces_exist(fresh_database: str) -
     assert ("public", "messages", "members ask") in policies
     assert ("public", "documents", "members register documents") in policies
     assert ("public", "documents", "members delete documents") in policies
-    assert len(policies) == 10
+    assert ("public", "document_pages", "workspace members") in policies  # 011_page_images.sql
+    assert len(policies) == 11
     assert published == [("documents",), ("messages",)]
     assert [r[0] for r in rls] == [
         "conversations",
+        "document_pages",  # page images (011_page_images.sql): members read their workspace's
         "document_segments",
         "documents",
         "messages",

@@ -62,6 +62,7 @@ def test_valid_ids_are_cited_with_support() -> None:
         "citation_score": 1.0,
         "support": 1.0,
         "warning": None,
+        "page_image": None,  # no page images were given
     }
     assert payload["metadata"]["stats"] == {"cited": 1, "matched": 0, "invalid": 0, "uncited": 0}
 

@@ -319,6 +319,14 @@ def test_the_service_role_may_send_every_request_of_the_store(workers_database: 
         run("select task, target from segcite_inbox where task = 'answer_message' for update skip locked")
         run("update segcite_inbox set claimed_until = now() where target = %s", (message,))
         run("delete from segcite_inbox where target = %s", (message,))
+        # replace_page_images, page_images, delete_page_images (011_page_images.sql)
+        run(
+            "insert into document_pages (document_id, page_idx, workspace_id, image_key, mime, width, height) "
+            "values (%s, 0, %s, 'k.pages/1.png', 'image/png', 10, 20)",
+            (document, workspace),
+        )
+        run("select image_key from document_pages where image_key in ('k.pages/1.png')")
+        run("delete from document_pages where document_id = %s returning image_key", (document,))
         # an Edge Function with the service key manages memberships
         run("insert into workspace_members (workspace_id, user_id) values (%s, %s)", (workspace, document))
         run("delete from workspace_members where workspace_id = %s", (workspace,))
@@ -333,3 +341,39 @@ def test_the_service_role_gets_no_more_than_the_workers_need(workers_database: s
         ask = conn.execute("select has_function_privilege('service_role', 'segcite_ask(uuid,text)', 'EXECUTE')")
         assert ask.fetchone()[0] is False
     assert truncate is (grants == "legacy")
+
+
+def test_page_images_are_replaced_and_only_unshared_keys_given_back(store) -> None:
+    from worker.stores.rows import PageImageRow
+
+    supabase, mock = store
+    old = [{"image_key": "ws/a.pages/1-old.png"}, {"image_key": "ws/a.pages/2-shared.png"}]
+    delete = mock.delete(f"{URL}/rest/v1/document_pages").mock(return_value=httpx.Response(200, json=old))
+    insert = mock.post(f"{URL}/rest/v1/document_pages").mock(return_value=httpx.Response(201, json=[]))
+    still_used = mock.get(f"{URL}/rest/v1/document_pages").mock(
+        return_value=httpx.Response(200, json=[{"image_key": "ws/a.pages/2-shared.png"}])  # another document's
+    )
+    page = PageImageRow(DOC, 0, "ws/a.pages/1-new.png", "image/png", 1758, 2275)
+    assert supabase.replace_page_images(supabase_document(), [page]) == ["ws/a.pages/1-old.png"]
+    assert delete.calls.last.request.url.params["document_id"] == f"eq.{DOC}"
+    assert json.loads(insert.calls.last.request.content) == [
+        {"document_id": DOC, "page_idx": 0, "image_key": "ws/a.pages/1-new.png", "mime": "image/png",
+         "width": 1758, "height": 2275, "workspace_id": WS}
+    ]  # fmt: skip
+    asked = still_used.calls.last.request.url.params["image_key"]
+    assert asked == "in.(ws/a.pages/1-old.png,ws/a.pages/2-shared.png)"
+
+
+def test_the_last_answer_of_a_workspace_is_asked_through_its_conversations(store) -> None:
+    supabase, mock = store
+    found = mock.get(f"{URL}/rest/v1/messages").mock(return_value=httpx.Response(200, json=[]))
+    assert supabase.last_answer(WS) is None
+    params = found.calls.last.request.url.params
+    assert params["conversations.workspace_id"] == f"eq.{WS}"
+    assert (params["role"], params["status"], params["order"], params["limit"]) == (
+        "eq.assistant",
+        "eq.done",
+        "updated_at.desc",
+        "1",
+    )
+    assert params["select"] == "id,conversations!inner(workspace_id)"

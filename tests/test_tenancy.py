@@ -348,7 +348,8 @@ def test_app_tables_are_select_only_for_members_and_closed_to_anon(fresh_databas
     make_supabase_like(fresh_database, grants)
     apply_migrations(fresh_database)
     with psycopg.connect(fresh_database) as conn:
-        for table in ("documents", "document_segments", "conversations", "messages", "workspace_members"):
+        app_tables = ("documents", "document_segments", "document_pages", "conversations", "messages")
+        for table in (*app_tables, "workspace_members"):
             assert privileges(conn, "anon", table) == [], table
             assert privileges(conn, "authenticated", table) == ["SELECT"], table
         functions = conn.execute(

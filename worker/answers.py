@@ -16,6 +16,7 @@ import orjson
 from ingest import Segment, neutralize_seg_tags, take_seg_tags
 from query import AnswerBuilder, SectionResolver, SegmentSource, build_answer, parse_sections
 from worker.errors import PermanentError, TransientError
+from worker.page_images import CitedPageImages
 from worker.retrieval import retrieve_context
 from worker.runtime import Runtime
 from worker.stores import WorkspaceSegments
@@ -43,12 +44,14 @@ def compute_answer(rt: Runtime, message_id: str) -> dict[str, Any] | None:
     history = rt.store.history(message, HISTORY_MESSAGES)
     workspace = WorkspaceSegments(rt.store, message.workspace_id)
     context = retrieve_context(rt.rag, workspace, question.content, rt.settings.segcite_top_k)
-    sections = StreamedSections(context, workspace)
+    pages = CitedPageImages(rt.store)
+    sections = StreamedSections(context, workspace, pages)
     send = _delta_sender(rt, message, restart=rt.streams.start(message_id))
     raw = stream_reply(rt.answerer.stream(question.content, context, history), sections.resolve, send)
     if not raw.strip():
         raise TransientError("the LLM returned an empty answer")
-    payload = build_answer(raw, context=context, workspace=workspace)  # the truth: what a client keeps
+    # the truth: what a client keeps
+    payload = build_answer(raw, context=context, workspace=workspace, page_images=pages)
     rt.answers.put(message_id, payload)
     return payload
 
@@ -58,10 +61,12 @@ class StreamedSections:
     takes (`query.SectionResolver` + `query.AnswerBuilder`): same parse, same checks, and citation numbers by
     first appearance, so a delta shows what the final answer will (design §6)."""
 
-    def __init__(self, context: list[Segment], workspace: SegmentSource | Mapping[str, Segment]):
+    def __init__(
+        self, context: list[Segment], workspace: SegmentSource | Mapping[str, Segment], pages: CitedPageImages
+    ):
         self.max_marker = len(context)
         self.resolver = SectionResolver(context=context, workspace=workspace)
-        self.builder = AnswerBuilder()
+        self.builder = AnswerBuilder(pages)
         self.done = 0  # complete section objects read so far
         self.resolved: list[dict[str, Any]] = []
 

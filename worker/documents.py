@@ -12,6 +12,7 @@ from typing import Any
 
 from ingest import InvalidDocument, Segment, build_segments
 from worker.errors import MissingObject, PermanentError
+from worker.page_images import delete_page_images, store_page_images
 from worker.rag import retrieved_segments
 from worker.runtime import Runtime
 from worker.stores.rows import DocumentRow, DocumentStatus
@@ -39,7 +40,8 @@ def _ingest_locked(rt: Runtime, document_id: str, lock: WorkspaceLock) -> dict[s
         return {"document_id": document_id, "skipped": f"already {document.status}" if document else "deleted"}
     lock.check()
     store.update_document(document_id, status=DocumentStatus.INGESTING, progress=0.05, error=None)
-    segments = read_segments(rt, document)
+    blobs = read_docai(rt, document)
+    segments = read_segments(rt, document, blobs)
     pages = len({s.page_idx for s in segments})
     lock.check()
     document = store.update_document(
@@ -47,6 +49,9 @@ def _ingest_locked(rt: Runtime, document_id: str, lock: WorkspaceLock) -> dict[s
     )
     lock.check()
     store.replace_segments(document, segments)
+    lock.check()
+    images = store_page_images(rt, document, blobs)
+    del blobs  # not held while embedding
     lock.check()
     store.update_document(document_id, status=DocumentStatus.INGESTING, progress=STORED_AT)
     progress = EmbeddingProgress(rt, document_id, lock)
@@ -56,17 +61,21 @@ def _ingest_locked(rt: Runtime, document_id: str, lock: WorkspaceLock) -> dict[s
         raise PermanentError(f"the RAG store holds {chunks} chunks for {expected} segments")
     lock.check()
     store.update_document(document_id, status=DocumentStatus.INGESTED, progress=1.0)
-    return {"document_id": document_id, "segments": len(segments), "pages": pages}
+    return {"document_id": document_id, "segments": len(segments), "pages": pages, "page_images": images}
 
 
-def read_segments(rt: Runtime, document: DocumentRow) -> list[Segment]:
-    """The document's segments, from its Document AI JSON (one object, or the shards under a prefix)."""
+def read_docai(rt: Runtime, document: DocumentRow) -> list[bytes]:
+    """The document's Document AI JSON: one object, or the shards under a prefix."""
     if not document.docai_raw_r2_key:
         raise PermanentError(f"{document.filename}: the document has no docai_raw_r2_key: nothing to ingest")
     try:
-        blobs = rt.objects.read_docai(document.docai_raw_r2_key)
+        return rt.objects.read_docai(document.docai_raw_r2_key)
     except MissingObject as exc:
         raise PermanentError(f"{document.filename}: its Document AI JSON is not in the object store") from exc
+
+
+def read_segments(rt: Runtime, document: DocumentRow, blobs: list[bytes]) -> list[Segment]:
+    """The document's segments, from its Document AI JSON (`read_docai`)."""
     names = [document.filename] if len(blobs) == 1 else shard_names(document.filename, len(blobs))
     try:
         return build_segments(
@@ -110,4 +119,5 @@ def delete_document(rt: Runtime, document_id: str) -> dict[str, Any]:
         rt.rag.delete_document(document.workspace_id, document_id)
         lock.check()
         rt.store.delete_segments(document_id)
+        delete_page_images(rt, document_id)
     return {"document_id": document_id, "deleted": True}

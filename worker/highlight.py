@@ -1,13 +1,15 @@
 """`segcite highlight`: where an answer's highlights land, drawn for a person to look at (issue 12).
 
-Each cited page becomes a PNG: a blank page of the document's aspect ratio, every citation's `boxes` (the
-lines of its quote, design §5.8) filled in translucent yellow with the citation's number beside them, and the
-segment's own box outlined in grey, so a reader sees at once whether the highlight sits on the claim or spans
-a third of the page. No PDF is needed: the boxes are normalized (0..1) on the page.
+Each cited page becomes a PNG: the page's own image where the Document AI JSON carries one (issue 27), else a
+blank page of the document's aspect ratio; every citation's `boxes` (the lines of its quote, design §5.8) filled
+in translucent yellow with the citation's number beside them, and the segment's own box outlined in grey, so a
+reader sees at once whether the highlight sits on the words it quotes. No PDF is needed: the boxes are normalized
+(0..1) on the page, and Document AI gives them relative to that image (deskewed and turned upright).
 """
 
 from __future__ import annotations
 
+import io
 from collections import defaultdict
 from collections.abc import Mapping
 from pathlib import Path
@@ -23,9 +25,14 @@ SEGMENT = (150, 150, 150, 255)
 
 
 def render_highlights(
-    payload: Mapping[str, Any], page_sizes: Mapping[int, tuple[float, float]], document_id: str, out: Path
+    payload: Mapping[str, Any],
+    page_sizes: Mapping[int, tuple[float, float]],
+    document_id: str,
+    out: Path,
+    page_images: Mapping[int, bytes] | None = None,
 ) -> list[Path]:
-    """One PNG per page of `document_id` that a citation of `payload` points at; returns their paths."""
+    """One PNG per page of `document_id` that a citation of `payload` points at; returns their paths.
+    `page_images`: the pages' images by page_idx (PNG/JPEG bytes), drawn on where given."""
     by_page: dict[int, list[Mapping[str, Any]]] = defaultdict(list)
     for citation in payload.get("metadata", {}).get("citations", []):
         if citation.get("document_id") == document_id:
@@ -34,14 +41,21 @@ def render_highlights(
     written = []
     for page_idx, citations in sorted(by_page.items()):
         path = out / f"page-{page_idx + 1}.png"
-        draw_page(citations, page_sizes.get(page_idx, LETTER)).save(path)
+        image = (page_images or {}).get(page_idx)
+        draw_page(citations, page_sizes.get(page_idx, LETTER), image).save(path)
         written.append(path)
     return written
 
 
-def draw_page(citations: list[Mapping[str, Any]], size: tuple[float, float]) -> Image.Image:
-    width, height = PAGE_WIDTH, max(1, round(PAGE_WIDTH * size[1] / size[0])) if size[0] else PAGE_WIDTH
-    page = Image.new("RGBA", (width, height), (255, 255, 255, 255))
+def draw_page(citations: list[Mapping[str, Any]], size: tuple[float, float], image: bytes | None = None) -> Image.Image:
+    if image is not None:
+        with Image.open(io.BytesIO(image)) as picture:
+            size = picture.size
+            width, height = PAGE_WIDTH, max(1, round(PAGE_WIDTH * size[1] / size[0]))
+            page = picture.convert("RGBA").resize((width, height), Image.Resampling.LANCZOS)
+    else:
+        width, height = PAGE_WIDTH, max(1, round(PAGE_WIDTH * size[1] / size[0])) if size[0] else PAGE_WIDTH
+        page = Image.new("RGBA", (width, height), (255, 255, 255, 255))
     layer = Image.new("RGBA", page.size, (0, 0, 0, 0))
     draw = ImageDraw.Draw(layer)
 

@@ -1,4 +1,5 @@
-"""Where Document AI JSON lives: Cloudflare R2 (S3 API, boto3) or, for the embedded default, a local folder.
+"""Where Document AI JSON (and the page images taken from it) lives: Cloudflare R2 (S3 API, boto3) or, for the
+embedded default, a local folder.
 
 A key names one JSON object, or a prefix (ending in `/`, or with no object of its own) holding the shards.
 """
@@ -16,7 +17,11 @@ from worker.settings import Settings
 class ObjectStore(Protocol):
     def read_docai(self, key: str) -> list[bytes]: ...
 
-    def put(self, key: str, data: bytes) -> None: ...
+    def read(self, key: str) -> bytes:
+        """One object's bytes; MissingObject when there is none."""
+        ...
+
+    def put(self, key: str, data: bytes, content_type: str = "application/json") -> None: ...
 
     def delete(self, key: str) -> None:
         """Remove one object, or every object under a prefix (shards); nothing there is fine."""
@@ -47,7 +52,13 @@ class LocalFolderStore:
             raise MissingObject(f"Document AI JSON not found at {self.url(key)}")
         return [shard.read_bytes() for shard in shards]
 
-    def put(self, key: str, data: bytes) -> None:
+    def read(self, key: str) -> bytes:
+        path = self._path(key)
+        if not path.is_file():
+            raise MissingObject(f"no object at {self.url(key)}")
+        return path.read_bytes()
+
+    def put(self, key: str, data: bytes, content_type: str = "application/json") -> None:
         path = self._path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(path.suffix + ".part")
@@ -122,8 +133,21 @@ class R2Store:
         except BotoCoreError as exc:  # connection errors, timeouts
             raise TransientError(f"R2 unreachable reading {self.url(key)}: {exc}") from exc
 
-    def put(self, key: str, data: bytes) -> None:
-        self.client.put_object(Bucket=self.bucket, Key=key, Body=data, ContentType="application/json")
+    def read(self, key: str) -> bytes:
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        try:
+            return self.client.get_object(Bucket=self.bucket, Key=key)["Body"].read()
+        except ClientError as exc:
+            code = exc.response.get("Error", {}).get("Code", "")
+            if code in ("NoSuchKey", "404"):
+                raise MissingObject(f"no object at {self.url(key)}") from exc
+            raise TransientError(f"R2 error reading {self.url(key)}: {code}") from exc
+        except BotoCoreError as exc:
+            raise TransientError(f"R2 unreachable reading {self.url(key)}: {exc}") from exc
+
+    def put(self, key: str, data: bytes, content_type: str = "application/json") -> None:
+        self.client.put_object(Bucket=self.bucket, Key=key, Body=data, ContentType=content_type)
 
     def delete(self, key: str) -> None:
         keys = [key] if not key.endswith("/") else []

@@ -59,6 +59,7 @@ class Settings(BaseSettings):
     segcite_rag_mode: Literal["naive", "mix"] = "naive"
     segcite_top_k: int = Field(12, ge=1, le=200)
     segcite_max_chars: int = Field(1200, ge=200, le=8000)
+    segcite_page_images: bool = True  # keep each page's image at ingest (design §3 "Page images")
 
     segcite_task_soft_time_limit: int = Field(900, ge=10)
     segcite_task_time_limit: int = Field(960, ge=15)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from worker.cli import ask, demo, documents, offline, services
+from worker.cli import ask, demo, documents, offline, services, view
 from worker.cli.errors import SegciteGroup
 
 __all__ = ["main"]
@@ -30,6 +30,7 @@ for command in (
     documents.documents,
     documents.delete,
     ask.ask_command,
+    view.view,
     demo.demo,
 ):
     main.add_command(command)

@@ -152,10 +152,12 @@ def config() -> None:
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path), help="Folder.")
 def highlight(document_files: tuple[Path, ...], answer_file: Path, document_id: str | None, out_dir: Path) -> None:
     """Draw each cited page of a document as a PNG with the highlights of its citations (the lines of each
-    quote), on a blank page of the document's aspect ratio, to see where they land."""
+    quote), on the page's own image where the JSON carries one (else a blank page of its shape), to see where
+    they land."""
     import orjson
 
     from ingest import InvalidDocument, page_sizes
+    from ingest.page_images import page_images
     from worker.highlight import render_highlights
 
     try:
@@ -171,7 +173,9 @@ def highlight(document_files: tuple[Path, ...], answer_file: Path, document_id: 
         sizes = page_sizes(blobs, names)
     except InvalidDocument as exc:
         raise UserError(str(exc)) from None
-    written = render_highlights(payload, sizes, document_id, out_dir)
+    cited = {int(c["page_idx"]) for c in citations if c.get("document_id") == document_id}
+    images = {image.page_idx: image.data for image in page_images(blobs) if image.page_idx in cited}
+    written = render_highlights(payload, sizes, document_id, out_dir, images)
     if not written:
         raise UserError(f"{answer_file}: no citation of document {document_id}")
     for path in written:

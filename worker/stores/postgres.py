@@ -30,6 +30,7 @@ from worker.stores.rows import (
     DuplicateContent,
     MessageRow,
     MessageStatus,
+    PageImageRow,
     Role,
     check_fields,
     segment_from_row,
@@ -197,6 +198,41 @@ class PostgresStore:
             ).fetchall()
         return [segment_from_row(r) for r in rows]
 
+    # page images (migrations/011_page_images.sql) ---------------------------------------------------------
+
+    def page_images(self, document_ids: Iterable[str]) -> dict[tuple[str, int], PageImageRow]:
+        ids = [d for d in set(document_ids) if _is_uuid(d)]
+        if not ids:
+            return {}
+        with self.pool.connection() as conn:
+            rows = conn.execute(
+                "select document_id, page_idx, image_key, mime, width, height from document_pages "
+                "where document_id = any(%s::uuid[])",
+                (ids,),
+            ).fetchall()
+        pages = map(PageImageRow.from_row, rows)
+        return {(p.document_id, p.page_idx): p for p in pages}
+
+    def replace_page_images(self, document: DocumentRow, pages: Sequence[PageImageRow]) -> list[str]:
+        rows = [tuple(p.to_row(document.workspace_id).values()) for p in pages]
+        with self.pool.connection() as conn, conn.transaction():
+            old = conn.execute(
+                "delete from document_pages where document_id = %s returning image_key", (document.id,)
+            ).fetchall()
+            if rows:
+                columns = ", ".join(pages[0].to_row("").keys())
+                placeholders = ", ".join(["%s"] * len(rows[0]))
+                with conn.cursor() as cursor:
+                    cursor.executemany(f"insert into document_pages ({columns}) values ({placeholders})", rows)
+            return _unreferenced(conn, [r["image_key"] for r in old])
+
+    def delete_page_images(self, document_id: str) -> list[str]:
+        with self.pool.connection() as conn, conn.transaction():
+            old = conn.execute(
+                "delete from document_pages where document_id = %s returning image_key", (document_id,)
+            ).fetchall()
+            return _unreferenced(conn, [r["image_key"] for r in old])
+
     # conversations and messages -------------------------------------------------------------------------
 
     def create_conversation(self, workspace_id: str) -> str:
@@ -230,6 +266,16 @@ class PostgresStore:
                 (message.conversation_id, anchor, anchor, limit),
             ).fetchall()
         return [{"role": r["role"], "content": r["content"]} for r in reversed(rows)]
+
+    def last_answer(self, workspace_id: str) -> MessageRow | None:
+        with self.pool.connection() as conn:
+            row = conn.execute(
+                "select m.id from messages m join conversations c on c.id = m.conversation_id "
+                "where c.workspace_id = %s "
+                "and m.role = 'assistant' and m.status = 'done' order by m.updated_at desc, m.created_at desc limit 1",
+                (workspace_id,),
+            ).fetchone()
+        return self.get_message(str(row["id"])) if row else None
 
     def update_message(self, message_id: str, **fields: Any) -> MessageRow:
         check_fields(fields, MESSAGE_FIELDS, "message")
@@ -266,6 +312,14 @@ class PostgresStore:
                 (message_statuses, older_than_seconds),
             ).fetchall()
         return [str(r["id"]) for r in documents], [str(r["id"]) for r in messages]
+
+
+def _unreferenced(conn: psycopg.Connection, keys: list[str]) -> list[str]:
+    """Of `keys`, those no page row names any more (another document whose JSON is the same object shares them)."""
+    if not keys:
+        return []
+    rows = conn.execute("select distinct image_key from document_pages where image_key = any(%s)", (keys,))
+    return sorted(set(keys) - {r["image_key"] for r in rows.fetchall()})
 
 
 def _is_uuid(value: str) -> bool:

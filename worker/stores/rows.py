@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -144,6 +145,31 @@ class DocumentRow:
             "page_count": self.page_count,
             "segment_count": self.segment_count,
         }
+
+
+@dataclass(frozen=True)
+class PageImageRow:
+    """One row of `document_pages` (migrations/011_page_images.sql): where a page's image is stored, its size."""
+
+    document_id: str
+    page_idx: int
+    image_key: str
+    mime: str
+    width: int
+    height: int
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> PageImageRow:
+        return cls(
+            str(row["document_id"]), int(row["page_idx"]), row["image_key"], row["mime"], row["width"], row["height"]
+        )
+
+    def to_row(self, workspace_id: str) -> dict[str, Any]:
+        return {**dataclasses.asdict(self), "workspace_id": workspace_id}
+
+    def citation_image(self) -> dict[str, Any]:
+        """A citation's `page_image` (design §5.8)."""
+        return {"key": self.image_key, "width": self.width, "height": self.height}
 
 
 class DuplicateContent(Exception):

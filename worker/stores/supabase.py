@@ -33,6 +33,7 @@ from worker.stores.rows import (
     DuplicateContent,
     MessageRow,
     MessageStatus,
+    PageImageRow,
     Role,
     check_fields,
     segment_from_row,
@@ -45,6 +46,7 @@ _MESSAGE_SELECT = (
     "id,conversation_id,role,reply_to,content,status,metadata,error,created_at,updated_at,conversations(workspace_id)"
 )
 _SEGMENT_SELECT = ",".join(SEGMENT_COLUMNS)
+_PAGE_SELECT = "document_id,page_idx,image_key,mime,width,height"
 _INSERT_BATCH = 500
 # PostgREST's own connection errors (PGRST000-003), and PostgreSQL's classes for a database that is unreachable,
 # shutting down or out of resources: worth retrying. Any other refusal will not change on a retry.
@@ -201,6 +203,32 @@ class SupabaseStore:
         rows = self._data(self.client.rpc("segcite_search_segments", params))
         return [segment_from_row(r) for r in rows]
 
+    # page images (migrations/011_page_images.sql) ---------------------------------------------------------
+
+    def page_images(self, document_ids: Iterable[str]) -> dict[tuple[str, int], PageImageRow]:
+        ids = sorted(set(document_ids))
+        if not ids:
+            return {}
+        rows = self._data(self._table("document_pages").select(_PAGE_SELECT).in_("document_id", ids))
+        pages = map(PageImageRow.from_row, rows)
+        return {(p.document_id, p.page_idx): p for p in pages}
+
+    def replace_page_images(self, document: DocumentRow, pages: Sequence[PageImageRow]) -> list[str]:
+        old = self._data(self._table("document_pages").delete().eq("document_id", document.id))
+        if pages:
+            self._data(self._table("document_pages").insert([p.to_row(document.workspace_id) for p in pages]))
+        return self._unreferenced([r["image_key"] for r in old])
+
+    def delete_page_images(self, document_id: str) -> list[str]:
+        old = self._data(self._table("document_pages").delete().eq("document_id", document_id))
+        return self._unreferenced([r["image_key"] for r in old])
+
+    def _unreferenced(self, keys: list[str]) -> list[str]:
+        if not keys:
+            return []
+        used = self._data(self._table("document_pages").select("image_key").in_("image_key", sorted(set(keys))))
+        return sorted(set(keys) - {r["image_key"] for r in used})
+
     # conversations and messages -------------------------------------------------------------------------
 
     def create_conversation(self, workspace_id: str) -> str:
@@ -239,6 +267,18 @@ class SupabaseStore:
             .limit(limit)
         )
         return [{"role": r["role"], "content": r["content"]} for r in reversed(rows)]
+
+    def last_answer(self, workspace_id: str) -> MessageRow | None:
+        rows = self._data(
+            self._table("messages")
+            .select("id,conversations!inner(workspace_id)")
+            .eq("conversations.workspace_id", workspace_id)
+            .eq("role", "assistant")
+            .eq("status", "done")
+            .order("updated_at", desc=True)
+            .limit(1)
+        )
+        return self.get_message(str(rows[0]["id"])) if rows else None
 
     def update_message(self, message_id: str, **fields: Any) -> MessageRow:
         check_fields(fields, MESSAGE_FIELDS, "message")

@@ -1,0 +1,67 @@
+"""`segcite view`: one answer as a self-contained HTML file (worker/view.py), for a person to read and check."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from worker.cli.errors import UserError
+from worker.cli.options import workspace_option
+from worker.cli.services import announce, open_store
+from worker.processes import database_up
+from worker.settings import load_settings
+
+
+def _message_id(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    import uuid
+
+    if value is None:
+        return None
+    try:
+        return str(uuid.UUID(value))
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not a message id (a UUID, as `segcite ask --json` shows)") from None
+
+
+@click.command("view")
+@click.argument("message_id", required=False, callback=_message_id)
+@click.option("--last", is_flag=True, help="The workspace's most recent answer instead of MESSAGE_ID.")
+@workspace_option
+@click.option(
+    "--out",
+    "out_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="The HTML file to write (default: answer-<id>.html here).",
+)
+def view(message_id: str | None, last: bool, workspace: str, out_file: Path | None) -> None:
+    """Write an answer as one HTML file: its text with citation markers, each citation's document, page, quote,
+    support and warning; a marker shows the cited page's image with the quote highlighted. Self-contained: open
+    it in any browser, offline."""
+    from worker.app_actions import workspace_id
+    from worker.objects import make_object_store
+    from worker.view import collect_view, render_view
+
+    if (message_id is None) == (not last):
+        raise UserError("give a MESSAGE_ID or --last (not both)")
+    settings = load_settings()
+    up = database_up(settings)
+    announce(up, settings)
+    with open_store(settings, up.services) as store:
+        if message_id is None:
+            message = store.last_answer(workspace_id(workspace))
+            if message is None:
+                raise UserError(f"no answered question in workspace {workspace} yet (`segcite ask` asks one)")
+        else:
+            message = store.get_message(message_id)
+            if message is None:
+                raise UserError(f"no message {message_id}")
+        if message.role != "assistant":
+            raise UserError(f"message {message.id} is a question; view its answer")
+        if message.status != "done":
+            raise UserError(f"message {message.id} is {message.status}: only a done answer can be viewed")
+        page = render_view(collect_view(store, make_object_store(settings), message))
+    out = out_file or Path(f"answer-{message.id[:8]}.html")
+    out.write_text(page, encoding="utf-8")
+    click.echo(str(out))

@@ -1,0 +1,295 @@
+"""`segcite view`: an answer as one self-contained HTML file a person can read and check (design §9, issue 27).
+
+The answer with its markers; each citation with its document, page, quote, support and warning; a marker (a
+button: mouse, touch or keyboard) shows the cited page's image with the quote's boxes highlighted and scrolled
+into view. Every page image is inlined once as a data URI and the boxes are placed in percent of the page, so
+they land on the words at any width, a phone's included. No server, no network (a Content-Security-Policy
+forbids it), no build step: a little inline script toggles what is shown.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from worker.errors import MissingObject, TransientError
+from worker.objects import ObjectStore
+from worker.stores import Store
+from worker.stores.rows import MessageRow
+
+LETTER = (8.5, 11.0)  # the shape of a page whose image is not stored (no size known)
+_MARKER = re.compile(r"\[(\d+)\]")
+
+
+@dataclass
+class PageView:
+    """One cited page: its image (a data URI, or None where none is stored) and the citations on it."""
+
+    document_id: str
+    page_idx: int
+    width: float
+    height: float
+    data_uri: str | None
+    citations: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def anchor(self) -> str:
+        """The figure's element id (escaped: it goes into attributes as is)."""
+        return html.escape(f"page-{self.document_id}-{self.page_idx}")
+
+
+@dataclass
+class AnswerView:
+    question: str | None
+    content: str
+    citations: list[dict[str, Any]]
+    filenames: Mapping[str, str]
+    pages: list[PageView]
+    notes: list[str] = field(default_factory=list)  # what could not be shown, said on the page
+
+
+def collect_view(store: Store, objects: ObjectStore, message: MessageRow) -> AnswerView:
+    """What the page shows, read from the store (the message, its question, file names, page rows) and the
+    object store (the page images). A page image that is not there is said, and the page drawn blank."""
+    metadata = message.metadata or {}
+    citations = list(metadata.get("citations") or [])
+    question = store.get_message(message.reply_to) if message.reply_to else None
+    document_ids = sorted({c["document_id"] for c in citations})
+    filenames = {}
+    for document_id in document_ids:
+        row = store.get_document(document_id)
+        filenames[document_id] = row.filename if row else document_id
+    # Answers written before citations carried `page_image` still find their pages' images through the rows.
+    stored = store.page_images(document_ids) if any("page_image" not in c for c in citations) else {}
+    pages: dict[tuple[str, int], PageView] = {}
+    notes: list[str] = []
+    for citation in citations:
+        where = (citation["document_id"], int(citation["page_idx"]))
+        if where not in pages:
+            image = citation.get("page_image")
+            if image is None and where in stored:
+                image = stored[where].citation_image()
+            pages[where] = _page_view(objects, where, image, filenames[where[0]], notes)
+        pages[where].citations.append(citation)
+    return AnswerView(
+        question=question.content if question else None,
+        content=message.content or "",
+        citations=citations,
+        filenames=filenames,
+        pages=list(pages.values()),
+        notes=notes,
+    )
+
+
+def _page_view(
+    objects: ObjectStore, where: tuple[str, int], image: Mapping[str, Any] | None, filename: str, notes: list[str]
+) -> PageView:
+    document_id, page_idx = where
+    if image is None:
+        return PageView(document_id, page_idx, *LETTER, None)
+    try:
+        data = objects.read(image["key"])
+    except (MissingObject, TransientError) as exc:
+        notes.append(f"{filename}, page {page_idx + 1}: its image could not be read ({exc})")
+        return PageView(document_id, page_idx, image["width"], image["height"], None)
+    uri = f"data:{_mime(data)};base64,{base64.b64encode(data).decode()}"
+    return PageView(document_id, page_idx, image["width"], image["height"], uri)
+
+
+def _mime(data: bytes) -> str:
+    if data.startswith(b"\x89PNG"):
+        return "image/png"
+    if data.startswith(b"\xff\xd8"):
+        return "image/jpeg"
+    if data.startswith(b"GIF8"):
+        return "image/gif"
+    return "image/webp"  # the last kind ingest stores (ingest.page_images)
+
+
+# rendering --------------------------------------------------------------------------------------------
+
+
+def render_view(view: AnswerView) -> str:
+    numbers = {int(c["number"]) for c in view.citations}
+    page_of = {int(c["number"]): page.anchor for page in view.pages for c in page.citations}
+    parts = [_HEAD]
+    parts.append('<main class="layout"><div class="reading">')
+    if view.question:
+        parts.append(f'<p class="question"><span class="label">Question</span> {html.escape(view.question)}</p>')
+    parts.append('<section class="answer" aria-label="Answer">')
+    for paragraph in view.content.split("\n\n"):
+        parts.append(f"<p>{_with_markers(paragraph, numbers, page_of)}</p>")
+    parts.append("</section>")
+    for note in view.notes:
+        parts.append(f'<p class="note">{html.escape(note)}</p>')
+    if view.citations:
+        parts.append('<section class="citations" aria-label="Citations"><h2>Citations</h2><ol>')
+        parts.extend(_citation_item(c, view.filenames, page_of) for c in view.citations)
+        parts.append("</ol></section>")
+    parts.append('</div><div class="viewer" id="viewer" aria-live="polite">')
+    parts.append('<p class="hint" id="hint">Choose a citation marker to see its page.</p>')
+    parts.extend(_page_figure(page, view.filenames) for page in view.pages)
+    parts.append("</div></main>")
+    parts.append(_SCRIPT)
+    parts.append("</body></html>\n")
+    return "".join(parts)
+
+
+def _with_markers(text: str, numbers: set[int], page_of: Mapping[int, str]) -> str:
+    out, position = [], 0
+    for found in _MARKER.finditer(text):
+        number = int(found.group(1))
+        if number not in numbers:  # `[2023]` the model wrote is text
+            continue
+        out.append(html.escape(text[position : found.start()]))
+        out.append(_marker_button(number, page_of[number], f"[{number}]", "marker"))
+        position = found.end()
+    out.append(html.escape(text[position:]))
+    return "".join(out).replace("\n", "<br>")
+
+
+def _marker_button(number: int, page: str, label: str, css: str) -> str:
+    return (
+        f'<button type="button" class="{css}" data-citation="{number}" aria-controls="{page}" '
+        f'aria-label="Show citation {number} on its page">{html.escape(label)}</button>'
+    )
+
+
+def _citation_item(citation: Mapping[str, Any], filenames: Mapping[str, str], page_of: Mapping[int, str]) -> str:
+    number = int(citation["number"])
+    quote = (citation.get("quote") or {}).get("text") or citation.get("snippet_preview") or ""
+    support = citation.get("support")
+    warning = citation.get("warning")
+    meta = [
+        f'<span class="document">{html.escape(filenames.get(citation["document_id"], citation["document_id"]))}</span>',
+        f'<span class="page">page {int(citation["page_idx"]) + 1}</span>',
+        f'<span class="status">{html.escape(str(citation.get("citation_status") or ""))}</span>',
+    ]
+    if support is not None:
+        meta.append(f'<span class="support">support {round(float(support) * 100)}%</span>')
+    return (
+        f'<li id="cite-{number}" class="citation" value="{number}">'
+        f'<div class="meta">{" · ".join(meta)}</div>'
+        f"<blockquote>{html.escape(quote)}</blockquote>"
+        + (f'<p class="warning" role="note">⚠ {html.escape(str(warning))}</p>' if warning else "")
+        + _marker_button(number, page_of[number], "Show on the page", "show")
+        + "</li>"
+    )
+
+
+def _page_figure(page: PageView, filenames: Mapping[str, str]) -> str:
+    ratio = page.height / page.width if page.width else LETTER[1] / LETTER[0]
+    title = f"{filenames.get(page.document_id, page.document_id)}, page {page.page_idx + 1}"
+    if page.data_uri:
+        # Its size given, the page is laid out (and a box scrolled to) before the image is decoded.
+        picture = (
+            f'<img class="page-image" src="{page.data_uri}" width="{page.width:g}" height="{page.height:g}" '
+            f'alt="{html.escape(title)}">'
+        )
+    else:
+        picture = f'<div class="page-image blank" style="padding-top:{ratio * 100:.4f}%"></div>'
+    boxes = []
+    for citation in page.citations:
+        for box in citation.get("boxes") or ([citation["bbox"]] if citation.get("bbox") else []):
+            if int(box.get("page_idx", page.page_idx)) != page.page_idx:
+                continue
+            left, top = _percent(box["x0"]), _percent(box["y0"])
+            width, height = _percent(box["x1"] - box["x0"]), _percent(box["y1"] - box["y0"])
+            boxes.append(
+                f'<div class="highlight" data-citation="{int(citation["number"])}" '
+                f'data-box="{box["x0"]},{box["y0"]},{box["x1"]},{box["y1"]}" '
+                f'style="left:{left};top:{top};width:{width};height:{height}"></div>'
+            )
+    return (
+        f'<figure class="page-view" id="{page.anchor}" data-document="{html.escape(page.document_id)}" '
+        f'data-page="{page.page_idx}" tabindex="-1" hidden>'
+        f"<figcaption>{html.escape(title)}</figcaption>"
+        f'<div class="page-frame">{picture}{"".join(boxes)}</div></figure>'
+    )
+
+
+def _percent(value: float) -> str:
+    return f"{min(max(float(value), 0.0), 1.0) * 100:.4f}%"
+
+
+_HEAD = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy"
+ content="default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
+<link rel="icon" href="data:,">
+<title>segcite answer</title>
+<style>
+:root { color-scheme: light; --accent: #b45309; --mark: rgba(255, 204, 0, 0.38); }
+* { box-sizing: border-box; }
+body { margin: 0; font: 16px/1.55 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1f2328;
+  background: #f6f7f9; }
+.layout { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1.1fr); gap: 1.5rem; padding: 1.5rem;
+  max-width: 1400px; margin: 0 auto; }
+.reading, .viewer { min-width: 0; }
+.viewer { position: sticky; top: 1rem; align-self: start; max-height: calc(100vh - 2rem); overflow: auto; }
+.question { background: #fff; border-radius: 8px; padding: .75rem 1rem; margin: 0 0 1rem; }
+.label { font-weight: 600; margin-right: .4rem; }
+.answer { background: #fff; border-radius: 8px; padding: .25rem 1rem; overflow-wrap: anywhere; }
+button { font: inherit; cursor: pointer; }
+.marker { border: 0; background: #fde68a; color: #7c2d12; border-radius: 4px; padding: 0 .25rem; margin: 0 .05rem;
+  font-size: .85em; font-weight: 600; vertical-align: baseline; }
+.marker[aria-pressed="true"], .show[aria-pressed="true"] { background: var(--accent); color: #fff; }
+button:focus-visible { outline: 3px solid #2563eb; outline-offset: 2px; }
+.citations h2 { font-size: 1.05rem; margin: 1.25rem 0 .5rem; }
+.citations ol { padding-left: 1.6rem; margin: 0; }
+.citation { background: #fff; border-radius: 8px; padding: .6rem .8rem; margin-bottom: .6rem; overflow-wrap: anywhere; }
+.meta { font-size: .85rem; color: #57606a; }
+.document { font-weight: 600; color: #1f2328; }
+blockquote { margin: .4rem 0; padding-left: .7rem; border-left: 3px solid #fbbf24; }
+.warning { margin: .3rem 0; color: #9a3412; font-size: .9rem; }
+.note { color: #9a3412; font-size: .9rem; }
+.show { border: 1px solid #d0d7de; background: #f6f8fa; border-radius: 6px; padding: .15rem .6rem; font-size: .85rem; }
+.hint { color: #57606a; }
+.page-view { margin: 0; }
+figcaption { font-size: .9rem; color: #57606a; margin-bottom: .4rem; }
+.page-frame { position: relative; line-height: 0; background: #fff; box-shadow: 0 1px 4px rgba(0,0,0,.18); }
+/* Document AI's boxes are relative to the image as stored: a JPEG's EXIF orientation must not turn it. */
+.page-image { display: block; width: 100%; height: auto; image-orientation: none; }
+.page-image.blank { background: repeating-linear-gradient(45deg, #fff, #fff 12px, #f3f4f6 12px, #f3f4f6 24px); }
+.highlight { position: absolute; display: none; background: var(--mark); outline: 2px solid var(--accent);
+  mix-blend-mode: multiply; pointer-events: none; }
+.highlight.active { display: block; }
+@media (max-width: 820px) {
+  .layout { grid-template-columns: minmax(0, 1fr); padding: .75rem; gap: 1rem; }
+  .viewer { position: static; max-height: none; overflow: visible; }
+}
+</style></head><body>
+"""
+
+_SCRIPT = """<script>
+(function () {
+  "use strict";
+  var hint = document.getElementById("hint");
+  function show(number) {
+    var active = document.querySelectorAll('.highlight[data-citation="' + number + '"]');
+    var page = active.length ? active[0].closest(".page-view") : null;
+    var button = document.querySelector('button[data-citation="' + number + '"]');
+    if (!page && button) { page = document.getElementById(button.getAttribute("aria-controls")); }
+    document.querySelectorAll(".page-view").forEach(function (p) { p.hidden = p !== page; });
+    document.querySelectorAll(".highlight").forEach(function (h) {
+      h.classList.toggle("active", h.getAttribute("data-citation") === String(number));
+    });
+    document.querySelectorAll("button[data-citation]").forEach(function (b) {
+      b.setAttribute("aria-pressed", b.getAttribute("data-citation") === String(number) ? "true" : "false");
+    });
+    if (hint) { hint.hidden = true; }
+    var target = active.length ? active[0] : page;
+    if (target) { target.scrollIntoView({block: "center", inline: "nearest"}); }
+  }
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest("button[data-citation]");
+    if (button) { show(button.getAttribute("data-citation")); }
+  });
+})();
+</script>
+"""
