@@ -114,12 +114,23 @@ as $$
     from segcite_inbox i group by i.task order by i.task;
 $$;
 
+-- Whether an entry still waits (what `segcite ingest` says when its document has not moved).
+create or replace function segcite_inbox_holds(p_task text, p_target uuid) returns boolean
+    language sql
+    stable
+    security definer
+    set search_path = public, pg_catalog, pg_temp
+as $$
+    select exists (select 1 from segcite_inbox i where i.task = p_task and i.target = p_target);
+$$;
+
 revoke all on table segcite_inbox from public;
 revoke execute on function segcite_inbox_record() from public;
 revoke execute on function segcite_inbox_add(text, uuid) from public;
 revoke execute on function segcite_inbox_claim(integer, integer) from public;
 revoke execute on function segcite_inbox_done(text[], uuid[], timestamptz[]) from public;
 revoke execute on function segcite_inbox_stats() from public;
+revoke execute on function segcite_inbox_holds(text, uuid) from public;
 do $$
 declare
     api_role text;
@@ -129,7 +140,7 @@ begin
         execute format('revoke all on table segcite_inbox from %I', api_role);
         execute format('revoke execute on function segcite_inbox_record() from %I', api_role);
         foreach rpc in array array['segcite_inbox_add(text, uuid)', 'segcite_inbox_claim(integer, integer)',
-                                   'segcite_inbox_done(text[], uuid[], timestamptz[])', 'segcite_inbox_stats()'] loop
+                                   'segcite_inbox_done(text[], uuid[], timestamptz[])', 'segcite_inbox_stats()', 'segcite_inbox_holds(text, uuid)'] loop
             execute format('revoke execute on function %s from %I', rpc, api_role);
         end loop;
     end loop;
@@ -139,5 +150,6 @@ begin
         grant execute on function segcite_inbox_claim(integer, integer) to service_role;
         grant execute on function segcite_inbox_done(text[], uuid[], timestamptz[]) to service_role;
         grant execute on function segcite_inbox_stats() to service_role;
+        grant execute on function segcite_inbox_holds(text, uuid) to service_role;
     end if;
 end $$;

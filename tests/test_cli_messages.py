@@ -171,7 +171,7 @@ def document(status: str, progress: float, **over) -> DocumentRow:
 @pytest.mark.parametrize(
     ("status", "progress", "over", "line"),
     [
-        ("uploaded", 0.0, {"page_count": None, "segment_count": None}, "queued, waiting for a worker"),
+        ("uploaded", 0.0, {"page_count": None, "segment_count": None}, "waiting for a worker"),
         ("ingesting", 0.05, {"page_count": None, "segment_count": None}, "reading the Document AI JSON"),
         ("parsed", 0.3, {}, "read 3 pages, 40 segments"),
         ("parsed", 0.3, {"page_count": 1, "segment_count": 1}, "read 1 page, 1 segment"),

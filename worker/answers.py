@@ -109,7 +109,6 @@ def publish_answer(rt: Runtime, message_id: str, payload: dict[str, Any]) -> Non
     )
     rt.answers.drop(message_id)
     rt.streams.end(message_id)
-    rt.answer_claims.release(message_id)
 
 
 def answer_message(rt: Runtime, message_id: str, claimant: str | None = None) -> dict[str, Any]:
@@ -117,4 +116,6 @@ def answer_message(rt: Runtime, message_id: str, claimant: str | None = None) ->
     if payload is None:
         return {"message_id": message_id, "skipped": "not pending, or another task is answering it"}
     publish_answer(rt, message_id, payload)
+    if claimant is not None:
+        rt.answer_claims.release(message_id)  # answered: a retry the app asks for later may take it
     return {"message_id": message_id, "stats": payload["metadata"]["stats"]}

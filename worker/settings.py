@@ -115,12 +115,13 @@ class Settings(BaseSettings):
                 secret = value.get_secret_value()
                 value = "****" + secret[-4:] if len(secret) >= 12 else "****"
             elif name.endswith("_url") and value:
-                value = _mask_url_password(value)
+                value = mask_url_password(value)
             shown[name.upper()] = "" if value is None else str(value)
         return shown
 
 
-def _mask_url_password(url: str) -> str:
+def mask_url_password(url: str) -> str:
+    """The URL with its password shown as ****, for messages and `segcite config`."""
     parts = urlsplit(url)
     if not parts.password:
         return url

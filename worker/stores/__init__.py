@@ -75,6 +75,10 @@ class Store(Protocol):
         """Entries waiting in the inbox per task kind, with the oldest one's age."""
         ...
 
+    def inbox_holds(self, task: str, target: str) -> bool:
+        """Whether this entry still waits in the inbox (no worker has taken it)."""
+        ...
+
 
 class WorkspaceSegments:
     """One workspace's segments as the query side sees them (`query.SegmentSource`): lookups by id, and

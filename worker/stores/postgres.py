@@ -289,6 +289,10 @@ class PostgresStore:
             rows = conn.execute("select task, waiting, oldest_seconds from segcite_inbox_stats()").fetchall()
         return [InboxStat.from_row(r) for r in rows]
 
+    def inbox_holds(self, task: str, target: str) -> bool:
+        with self.pool.connection() as conn:
+            return bool(conn.execute("select segcite_inbox_holds(%s, %s) as held", (task, target)).fetchone()["held"])
+
 
 def _is_uuid(value: str) -> bool:
     """Document ids are UUIDs in the database: anything else cannot be there (and would fail the cast)."""

@@ -293,6 +293,9 @@ class SupabaseStore:
     def inbox_stats(self) -> list[InboxStat]:
         return [InboxStat.from_row(r) for r in self._data(self.client.rpc("segcite_inbox_stats", {}))]
 
+    def inbox_holds(self, task: str, target: str) -> bool:
+        return bool(self._data(self.client.rpc("segcite_inbox_holds", {"p_task": task, "p_target": target})))
+
     def claim_inbox(self, limit: int, lease_seconds: int) -> list[dict[str, Any]]:
         """Entries nobody holds, oldest first, each hidden from other takers for `lease_seconds`."""
         return self._data(self.client.rpc("segcite_inbox_claim", {"p_limit": limit, "p_lease_seconds": lease_seconds}))
