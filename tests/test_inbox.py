@@ -137,7 +137,8 @@ def test_rows_written_with_plain_sql_are_ingested_answered_deleted_and_retried(i
     with psycopg.connect(inbox.database_url, autocommit=True) as conn:
         answer = insert_question(conn, workspace, "When was the lighthouse built?")
     wait_for(lambda: inbox.message(answer)[0] == "done", timeout=120, what="the answer")
-    assert "1874" in inbox.message(answer)[1]
+    [(context,)] = inbox.sql("select metadata->'context_ids' from messages where id = %s", answer)
+    assert f"{document}:0" in context  # answered from the document ingested above
 
     inbox.sql("update documents set status = 'deleting' where id = %s", document)
     wait_for(lambda: inbox.document_status(document) == "deleted", timeout=120, what="the delete")

@@ -108,8 +108,10 @@ def delete_document(rt: Runtime, document_id: str) -> dict[str, Any]:
         return {"document_id": document_id, "skipped": "no such document"}
     with rt.workspace_lock(document.workspace_id) as lock:
         lock.check()
-        rt.store.update_document(document_id, status=DocumentStatus.DELETED, progress=1.0, error=None)
         rt.rag.delete_document(document.workspace_id, document_id)
         lock.check()
         rt.store.delete_segments(document_id)
+        lock.check()
+        # Last: a client that sees `deleted` finds nothing of the document left.
+        rt.store.update_document(document_id, status=DocumentStatus.DELETED, progress=1.0, error=None)
     return {"document_id": document_id, "deleted": True}
