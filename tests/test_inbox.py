@@ -230,7 +230,8 @@ def test_ingest_with_redis_unreachable_records_the_work_and_says_so(inbox: Inbox
     result = segcite(env, "ingest", str(path), "--workspace", "offline", "--timeout", "2", timeout=60)
     assert (result.returncode, result.stdout) == (1, "")
     assert "hunter2-secret" not in result.stderr
-    [line] = result.stderr.splitlines()
+    progress, line = result.stderr.splitlines()
+    assert progress == "lighthouse.json: waiting for a worker"
     assert line.startswith("error: lighthouse.json: not ingested after 2 s (recorded in the inbox; no worker has ")
     assert "taken it yet (1 waiting): " in line
     assert f"Redis at {masked} cannot be reached (" in line
