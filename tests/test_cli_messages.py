@@ -115,11 +115,11 @@ def test_config_shows_the_running_embedded_urls(services: Services, service_home
     assert shown["DATABASE_URL"] == f"{services.database_url}  # embedded, running"
 
 
-def test_ask_that_times_out_says_what_it_waited_for(services: Services, migrated: str) -> None:
-    """A broker no worker listens to: the question stays queued, and the message says so."""
+def test_ask_that_times_out_says_what_it_waited_for(services: Services, database_without_worker: str) -> None:
+    """A broker and a database no worker serves: the question stays queued, and the message says so."""
     home = Path(tempfile.mkdtemp(prefix="segcite-noworker-", dir="/tmp"))
     try:
-        env = service_env(Services(start_redis(home), migrated), home)
+        env = service_env(Services(start_redis(home), database_without_worker), home)
         result = segcite(env, "ask", "Anyone there?", "--workspace", "lonely", "--timeout", "0.5")
     finally:
         stop_redis(home)

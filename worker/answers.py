@@ -25,14 +25,18 @@ from worker.streaming import stream_reply
 HISTORY_MESSAGES = 8
 
 
+class AnsweredElsewhere(Exception):
+    """Another task holds this message's answer: this one stands aside (one question, one model call)."""
+
+
 def compute_answer(rt: Runtime, message_id: str, claimant: str | None = None) -> dict[str, Any] | None:
-    """The payload for a pending assistant message (None: nothing to do, or another task is answering it).
-    `claimant` is the task's id: a second task for the message stands aside while the first one works."""
+    """The payload for a pending assistant message (None: nothing to do). `claimant` is the task's id: a second
+    task for the message raises AnsweredElsewhere while the first one works."""
     message = rt.store.get_message(message_id)
     if message is None or message.status in MESSAGE_FINISHED:
         return None
     if claimant is not None and not rt.answer_claims.take(message_id, claimant, rt.settings.segcite_task_time_limit):
-        return None
+        raise AnsweredElsewhere(message_id)
     cached = rt.answers.get(message_id)
     if cached is not None:
         return cached
@@ -44,8 +48,10 @@ def compute_answer(rt: Runtime, message_id: str, claimant: str | None = None) ->
     # pending -> processing in one statement: of two tasks that both read `pending`, one starts the work.
     if message.status == MessageStatus.PENDING and rt.store.claim_message(message_id) is None:
         message = rt.store.get_message(message_id)
-        if claimant is None or message is None or message.status != MessageStatus.PROCESSING:
+        if message is None or message.status in MESSAGE_FINISHED:
             return None
+        if claimant is None:  # started by someone else meanwhile
+            raise AnsweredElsewhere(message_id)
     history = rt.store.history(message, HISTORY_MESSAGES)
     workspace = WorkspaceSegments(rt.store, message.workspace_id)
     context = retrieve_context(rt.rag, workspace, question.content, rt.settings.segcite_top_k)
@@ -112,9 +118,12 @@ def publish_answer(rt: Runtime, message_id: str, payload: dict[str, Any]) -> Non
 
 
 def answer_message(rt: Runtime, message_id: str, claimant: str | None = None) -> dict[str, Any]:
-    payload = compute_answer(rt, message_id, claimant)
+    try:
+        payload = compute_answer(rt, message_id, claimant)
+    except AnsweredElsewhere:
+        return {"message_id": message_id, "skipped": "another task is answering it"}
     if payload is None:
-        return {"message_id": message_id, "skipped": "not pending, or another task is answering it"}
+        return {"message_id": message_id, "skipped": "not pending"}
     publish_answer(rt, message_id, payload)
     if claimant is not None:
         rt.answer_claims.release(message_id)  # answered: a retry the app asks for later may take it

@@ -155,7 +155,7 @@ def _ingest_again(
         document_id, status=DocumentStatus.UPLOADED, progress=0.0, error=None, docai_raw_r2_key=key, content_hash=digest
     )
     if before is not None and before.status == DocumentStatus.UPLOADED:
-        events.document_uploaded(store, document.id)  # no transition, so no trigger: recorded here
+        events.document_uploaded(document.id, store)  # no transition, so no trigger: recorded here
     return document  # else the move back to `uploaded` recorded its ingest in the inbox
 
 

@@ -26,16 +26,34 @@ class Work(StrEnum):
         return f"segcite.{self.value}"
 
 
-def document_uploaded(store: Store, document_id: str) -> None:
+def document_uploaded(document_id: str, store: Store | None = None) -> None:
     """A `documents` row with its `docai_raw_r2_key` is to be ingested (queue `ingest`)."""
-    store.record_work(Work.INGEST, str(document_id))
+    _record(Work.INGEST, document_id, store)
 
 
-def document_deleting(store: Store, document_id: str) -> None:
+def document_deleting(document_id: str, store: Store | None = None) -> None:
     """A `deleting` document is to be deleted (queue `ingest`)."""
-    store.record_work(Work.DELETE, str(document_id))
+    _record(Work.DELETE, document_id, store)
 
 
-def message_created(store: Store, message_id: str) -> None:
+def message_created(message_id: str, store: Store | None = None) -> None:
     """A pending assistant message replying to a user message is to be answered (queue `query`)."""
-    store.record_work(Work.ANSWER, str(message_id))
+    _record(Work.ANSWER, message_id, store)
+
+
+def _record(work: Work, target: str, store: Store | None) -> None:
+    """Through `store`, or the configured one (opened for this call) when none is given."""
+    if store is not None:
+        store.record_work(work, str(target))
+        return
+    from worker.embedded import resolve_services
+    from worker.settings import load_settings
+    from worker.stores import make_store
+
+    settings = load_settings()
+    database_url = "" if settings.segcite_store == "supabase" else resolve_services(settings, start=False).database_url
+    configured = make_store(settings, database_url, max_size=1)
+    try:
+        configured.record_work(work, str(target))
+    finally:
+        configured.close()

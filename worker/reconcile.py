@@ -39,11 +39,11 @@ def reconcile(
         for document_id in documents:
             document = store.get_document(document_id)
             if document is not None and document.status == DocumentStatus.DELETING:
-                events.document_deleting(store, document_id)
+                events.document_deleting(document_id, store)
             elif document is not None:
-                events.document_uploaded(store, document_id)
+                events.document_uploaded(document_id, store)
         for message_id in messages:
-            events.message_created(store, message_id)
+            events.message_created(message_id, store)
     finally:
         store.close()
     if documents or messages:
