@@ -359,3 +359,30 @@ def test_the_polling_taker_claims_enqueues_and_confirms_through_the_rpcs(tmp_pat
             thread.join(10)
         assert sent == [("segcite.ingest_document", entries[0]["target"])]
         assert not thread.is_alive()
+
+
+def test_the_taker_reconnects_when_its_connection_is_cut_and_takes_what_came_meanwhile(fresh_database: str) -> None:
+    apply_migrations(fresh_database)
+    settings = Settings(segcite_inbox_database_url=fresh_database, segcite_inbox_sweep=0.5)
+    sent: list[tuple[str, str]] = []
+    stopping = threading.Event()
+    taker = Taker(settings, lambda name, target: sent.append((name, target)), stopping)
+    thread = threading.Thread(target=taker.run, daemon=True)
+    thread.start()
+    try:
+        workspace = str(uuid.uuid4())
+        with psycopg.connect(fresh_database, autocommit=True) as conn:
+            first = insert_document(conn, workspace, "docai/a.json")
+            wait_for(lambda: sent == [("segcite.ingest_document", first)], timeout=30, what="the first entry")
+            cut = conn.execute(
+                "select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'segcite-inbox'"
+            ).fetchall()
+            assert cut == [(True,)]
+            second = insert_document(conn, workspace, "docai/b.json")  # while the taker is away
+            wait_for(lambda: len(sent) == 2, timeout=30, what="the taker to come back")
+            assert sent[1] == ("segcite.ingest_document", second)
+            assert conn.execute("select count(*) from segcite_inbox").fetchone() == (0,)
+    finally:
+        stopping.set()
+        thread.join(10)
+    assert not thread.is_alive()

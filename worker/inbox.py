@@ -30,6 +30,7 @@ from worker.settings import Settings, load_settings
 log = logging.getLogger(__name__)
 
 CHANNEL = "segcite_inbox"
+APPLICATION_NAME = "segcite-inbox"  # how the taker's connection shows in pg_stat_activity
 BATCH = 100  # entries per transaction (per RPC when polling)
 LEASE_SECONDS = 60  # how long a polled claim hides its entries from other takers
 POLL_INTERVAL = 1.0  # seconds between two polls at most: the polling taker is at most ~2 s behind
@@ -100,6 +101,7 @@ class Taker:
         self.settings = settings
         self.send = send
         self.stopping = stopping
+        self.listening = False  # connected and listening now
 
     def database_url(self) -> str | None:
         if self.settings.segcite_inbox_database_url:
@@ -112,10 +114,12 @@ class Taker:
     def run(self) -> None:
         backoff = 1.0
         while not self.stopping.is_set():
+            self.listening = False
             try:
-                if self.listen():
-                    backoff = 1.0
+                self.listen()
             except Exception as exc:
+                if self.listening:  # it was working: a new outage starts with a short wait again
+                    backoff = 1.0
                 if self.settings.segcite_store == "supabase":
                     log.info("inbox: no database connection (%s); polling through Supabase's RPCs", _line(exc))
                     if self.poll_for(DIRECT_RETRY):
@@ -125,13 +129,16 @@ class Taker:
                 self.stopping.wait(backoff)
                 backoff = min(backoff * 2, MAX_BACKOFF)
 
-    def listen(self) -> bool:
-        """LISTEN and take until stopped (True) or the connection fails (raises)."""
+    def listen(self) -> None:
+        """LISTEN and take until stopped, or the connection fails (raises)."""
         url = self.database_url()
         if url is None:
             raise ConnectionError("no database configured (DATABASE_URL)")
-        with psycopg.connect(url, autocommit=True, connect_timeout=10, **_KEEPALIVE) as conn:
+        with psycopg.connect(
+            url, autocommit=True, connect_timeout=10, application_name=APPLICATION_NAME, **_KEEPALIVE
+        ) as conn:
             conn.execute(f"listen {CHANNEL}")
+            self.listening = True
             sweep = self.settings.segcite_inbox_sweep
             while not self.stopping.is_set():
                 taken = take(conn, self.send)
@@ -139,7 +146,6 @@ class Taker:
                     log.info("inbox: enqueued %d task(s)", taken)
                 for _ in conn.notifies(timeout=sweep, stop_after=1):
                     pass
-        return True
 
     def poll_for(self, seconds: float) -> bool:
         """Poll for `seconds` (or until stopped); False if the RPCs failed."""
