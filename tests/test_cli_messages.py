@@ -126,8 +126,8 @@ def test_ask_that_times_out_says_what_it_waited_for(services: Services, database
         shutil.rmtree(home, ignore_errors=True)
     assert (result.returncode, result.stdout) == (1, "")
     assert result.stderr.splitlines() == [
-        "error: no answer after 0.5 s: the question is still queued and no worker answered a ping "
-        "(start one with `segcite up` or `segcite worker`)"
+        "error: no answer after 0.5 s: the question is recorded in the inbox; no worker has taken it yet "
+        "(1 waiting); no worker answered a ping (start one with `segcite up` or `segcite worker`)"
     ]
 
 
@@ -210,7 +210,6 @@ def test_started_and_timeout_lines() -> None:
     assert started_line(["a worker"], HOME, 42) == (
         f"started a worker (log: {HOME / 'worker.log'}); it keeps running: `segcite down` stops it"
     )
-    assert answer_timeout_line("processing", 2.5, True) == "no answer after 2.5 s: a worker is still writing it"
-    assert answer_timeout_line("pending", 300.0, True) == (
-        "no answer after 300 s: the question is still queued behind other work"
-    )
+    assert answer_timeout_line("processing", 2.5, "") == "no answer after 2.5 s: a worker is still writing it"
+    where = "taken from the inbox and queued; no worker has started it yet; the workers are busy with other work"
+    assert answer_timeout_line("pending", 300.0, where) == f"no answer after 300 s: the question is {where}"

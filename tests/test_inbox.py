@@ -375,7 +375,8 @@ def test_the_taker_reconnects_when_its_connection_is_cut_and_takes_what_came_mea
             first = insert_document(conn, workspace, "docai/a.json")
             wait_for(lambda: sent == [("segcite.ingest_document", first)], timeout=30, what="the first entry")
             cut = conn.execute(
-                "select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'segcite-inbox'"
+                "select pg_terminate_backend(pid) from pg_stat_activity "
+                "where application_name = 'segcite-inbox' and datname = current_database()"
             ).fetchall()
             assert cut == [(True,)]
             second = insert_document(conn, workspace, "docai/b.json")  # while the taker is away

@@ -11,7 +11,7 @@ import click
 from worker.cli.errors import INTERRUPTED, UserError
 from worker.cli.options import SECONDS, workspace_option
 from worker.cli.services import announce, open_store
-from worker.cli.status import waiting_line
+from worker.cli.status import document_waiting_line
 from worker.embedded import Services
 from worker.processes import database_up, ensure_up
 from worker.settings import Settings, load_settings
@@ -78,7 +78,7 @@ def _follow(
     try:
         row = wait_for(lambda: store.get_document(document.id), lambda r: r.status in DOCUMENT_DONE, timeout, show)
     except WaitTimeout as exc:
-        where = waiting_line(settings, store, exc.last)
+        where = document_waiting_line(settings, store, exc.last)
         click.echo(f"error: {timeout_line(name, where, timeout, workspace)}", err=True)
         return False
     if row.status == "ingested":
@@ -186,7 +186,7 @@ def _run_delete(settings: Settings, services: Services, row: DocumentRow, timeou
                 timeout,
             )
         except WaitTimeout as exc:
-            return f"not deleted after {timeout:g} s: {waiting_line(settings, store, exc.last)}"
+            return f"not deleted after {timeout:g} s: {document_waiting_line(settings, store, exc.last)}"
         except KeyboardInterrupt:
             click.echo("\nstopped waiting; the delete goes on in the background", err=True)
             sys.exit(INTERRUPTED)

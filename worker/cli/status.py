@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from worker.events import Work
 from worker.settings import Settings, load_settings
 
 if TYPE_CHECKING:
@@ -62,17 +63,10 @@ def workers_answering() -> int:
         return 0
 
 
-def waiting_line(settings: Settings, store: Store, row: DocumentRow) -> str:
-    """Where a document's work stands when it has not moved: in the inbox or queued, and why (Redis down, no
-    worker); a row a worker has started says how far it got."""
-    from worker.cli.text import progress_line
-    from worker.events import Work
-    from worker.stores.rows import DocumentStatus
-
-    work = {DocumentStatus.UPLOADED: Work.INGEST, DocumentStatus.DELETING: Work.DELETE}.get(row.status)
-    if work is None:
-        return progress_line(row)
-    if store.inbox_holds(work, row.id):
+def waiting_line(settings: Settings, store: Store, work: Work, target: str) -> str:
+    """Where work that has not started stands: still in the inbox, or enqueued; and why no worker started it
+    (Redis unreachable, named with its URL; no worker answering; the workers busy)."""
+    if store.inbox_holds(work, target):
         waiting = sum(stat.waiting for stat in store.inbox_stats())
         where = f"recorded in the inbox; no worker has taken it yet ({waiting} waiting)"
     else:
@@ -83,6 +77,16 @@ def waiting_line(settings: Settings, store: Store, row: DocumentRow) -> str:
     if not workers_answering():
         return f"{where}; no worker answered a ping (start one with `segcite up` or `segcite worker`)"
     return f"{where}; the workers are busy with other work"
+
+
+def document_waiting_line(settings: Settings, store: Store, row: DocumentRow) -> str:
+    """Where a document's work stands when it has not moved: `waiting_line` for work not started yet, else how
+    far the worker got."""
+    from worker.cli.text import progress_line
+    from worker.stores.rows import DocumentStatus
+
+    work = {DocumentStatus.UPLOADED: Work.INGEST, DocumentStatus.DELETING: Work.DELETE}.get(row.status)
+    return progress_line(row) if work is None else waiting_line(settings, store, work, row.id)
 
 
 @click.command()

@@ -71,16 +71,12 @@ def timeout_line(name: str, where: str, seconds: float, workspace: str) -> str:
     )
 
 
-def answer_timeout_line(status: str, seconds: float, workers_answer: bool) -> str:
-    """Why `ask` stopped waiting, from the message's last status and whether any worker answered a ping."""
+def answer_timeout_line(status: str, seconds: float, where: str) -> str:
+    """Why `ask` stopped waiting, from the message's last status; `where` is where a pending question stands
+    (worker.cli.status.waiting_line)."""
     if status != "pending":
         return f"no answer after {seconds:g} s: a worker is still writing it"
-    if not workers_answer:
-        return (
-            f"no answer after {seconds:g} s: the question is still queued and no worker answered a ping "
-            "(start one with `segcite up` or `segcite worker`)"
-        )
-    return f"no answer after {seconds:g} s: the question is still queued behind other work"
+    return f"no answer after {seconds:g} s: the question is {where}"
 
 
 def started_line(started: list[str], home: Path, worker_pid: int | None) -> str:
