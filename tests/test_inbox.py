@@ -382,7 +382,13 @@ def test_the_taker_reconnects_when_its_connection_is_cut_and_takes_what_came_mea
             second = insert_document(conn, workspace, "docai/b.json")  # while the taker is away
             wait_for(lambda: len(sent) == 2, timeout=30, what="the taker to come back")
             assert sent[1] == ("segcite.ingest_document", second)
-            assert conn.execute("select count(*) from segcite_inbox").fetchone() == (0,)
+            # sent inside the taking transaction: its entry goes when that commits
+            wait_for(
+                lambda: conn.execute("select count(*) from segcite_inbox").fetchone() == (0,),
+                timeout=30,
+                what="the entry to leave the inbox",
+            )
+        assert len(sent) == 2  # nothing sent twice
     finally:
         stopping.set()
         thread.join(10)
