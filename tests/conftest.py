@@ -174,6 +174,17 @@ def migrated(services: Services) -> str:
     return services.database_url
 
 
+@pytest.fixture(scope="module")
+def database_without_worker(services: Services) -> Iterator[str]:
+    """A migrated database of the module's own, which the session's worker does not serve: the rows a test writes
+    there (an `uploaded` document, a `pending` answer) record work in its inbox that no worker's taker takes."""
+    from worker.migrate import apply_migrations
+
+    with new_database(services) as url:
+        apply_migrations(url)
+        yield url
+
+
 @pytest.fixture(scope="session")
 def celery_worker(services: Services, service_home: Path, celery_app, migrated) -> Iterator[WorkerProcess]:
     worker = WorkerProcess(service_env(services, service_home), service_home / "worker.log")

@@ -30,6 +30,13 @@ from worker.runtime import Runtime
 from worker.settings import Settings
 from worker.stores.postgres import PostgresStore
 
+
+@pytest.fixture(scope="module")
+def migrated(database_without_worker: str) -> str:
+    """The rows here are worked on by the calls under test: a database the session's worker does not serve."""
+    return database_without_worker
+
+
 # --- R2 (moto) ----------------------------------------------------------------------------------------
 
 

@@ -163,7 +163,7 @@ def test_ctrl_c_while_waiting_says_the_ingest_goes_on(env, services, tmp_path) -
             preexec_fn=_sigint_default,
         )
         first = proc.stderr.readline()
-        assert first == "slow.json: queued, waiting for a worker\n"
+        assert first == "slow.json: waiting for a worker\n"
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=60)
     finally:

@@ -115,19 +115,19 @@ def test_config_shows_the_running_embedded_urls(services: Services, service_home
     assert shown["DATABASE_URL"] == f"{services.database_url}  # embedded, running"
 
 
-def test_ask_that_times_out_says_what_it_waited_for(services: Services, migrated: str) -> None:
-    """A broker no worker listens to: the question stays queued, and the message says so."""
+def test_ask_that_times_out_says_what_it_waited_for(services: Services, database_without_worker: str) -> None:
+    """A broker and a database no worker serves: the question stays queued, and the message says so."""
     home = Path(tempfile.mkdtemp(prefix="segcite-noworker-", dir="/tmp"))
     try:
-        env = service_env(Services(start_redis(home), migrated), home)
+        env = service_env(Services(start_redis(home), database_without_worker), home)
         result = segcite(env, "ask", "Anyone there?", "--workspace", "lonely", "--timeout", "0.5")
     finally:
         stop_redis(home)
         shutil.rmtree(home, ignore_errors=True)
     assert (result.returncode, result.stdout) == (1, "")
     assert result.stderr.splitlines() == [
-        "error: no answer after 0.5 s: the question is still queued and no worker answered a ping "
-        "(start one with `segcite up` or `segcite worker`)"
+        "error: no answer after 0.5 s: the question is recorded in the inbox; no worker has taken it yet "
+        "(1 waiting); no worker answered a ping (start one with `segcite up` or `segcite worker`)"
     ]
 
 
@@ -171,7 +171,7 @@ def document(status: str, progress: float, **over) -> DocumentRow:
 @pytest.mark.parametrize(
     ("status", "progress", "over", "line"),
     [
-        ("uploaded", 0.0, {"page_count": None, "segment_count": None}, "queued, waiting for a worker"),
+        ("uploaded", 0.0, {"page_count": None, "segment_count": None}, "waiting for a worker"),
         ("ingesting", 0.05, {"page_count": None, "segment_count": None}, "reading the Document AI JSON"),
         ("parsed", 0.3, {}, "read 3 pages, 40 segments"),
         ("parsed", 0.3, {"page_count": 1, "segment_count": 1}, "read 1 page, 1 segment"),
@@ -210,7 +210,6 @@ def test_started_and_timeout_lines() -> None:
     assert started_line(["a worker"], HOME, 42) == (
         f"started a worker (log: {HOME / 'worker.log'}); it keeps running: `segcite down` stops it"
     )
-    assert answer_timeout_line("processing", 2.5, True) == "no answer after 2.5 s: a worker is still writing it"
-    assert answer_timeout_line("pending", 300.0, True) == (
-        "no answer after 300 s: the question is still queued behind other work"
-    )
+    assert answer_timeout_line("processing", 2.5, "") == "no answer after 2.5 s: a worker is still writing it"
+    where = "taken from the inbox and queued; no worker has started it yet; the workers are busy with other work"
+    assert answer_timeout_line("pending", 300.0, where) == f"no answer after 300 s: the question is {where}"

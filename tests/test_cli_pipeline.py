@@ -29,7 +29,7 @@ def test_ingest_then_ask(services, service_home, celery_worker, tmp_path) -> Non
     assert ingested.returncode == 0, ingested.stderr
     assert "museum.json: ingested, 2 page(s), 2 segment(s), document " in ingested.stdout
     progress = re.compile(
-        r"museum\.json: (queued, waiting for a worker|reading the Document AI JSON|read 2 pages, 2 segments"
+        r"museum\.json: (waiting for a worker|reading the Document AI JSON|read 2 pages, 2 segments"
         r"|embedding 2 segments: \d+%)"
     )
     assert ingested.stderr and all(progress.fullmatch(line) for line in ingested.stderr.splitlines()), ingested.stderr

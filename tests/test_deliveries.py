@@ -5,12 +5,19 @@ from __future__ import annotations
 import uuid
 from types import SimpleNamespace
 
+import pytest
 import redis
 
 from worker.embedded import redis_client_url
 from worker.redis_state import AnswerCache, DeliveryCounter, StreamMarks
 from worker.stores.postgres import PostgresStore
 from worker.tasks import mark_failed, settle
+
+
+@pytest.fixture(scope="module")
+def migrated(database_without_worker: str) -> str:
+    """The rows here are moved by the tests alone: a database the session's worker does not serve."""
+    return database_without_worker
 
 
 def test_redeliveries_count_and_planned_retries_do_not(services) -> None:

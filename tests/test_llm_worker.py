@@ -27,6 +27,12 @@ from worker.stores.postgres import PostgresStore
 
 
 @pytest.fixture(scope="module")
+def migrated(database_without_worker: str) -> str:
+    """This module's `openai` worker serves its rows: a database the session's worker does not serve."""
+    return database_without_worker
+
+
+@pytest.fixture(scope="module")
 def fake_llm() -> Iterator[FakeOpenAI]:
     fake = FakeOpenAI()
     yield fake

@@ -196,7 +196,7 @@ def test_bad_input_fails_with_an_actionable_error(celery_worker, celery_app, sto
     store.create_document(workspace, "bad.json", key, document_id)
     from worker.events import document_uploaded
 
-    document_uploaded(document_id)
+    document_uploaded(document_id, store)  # again: the row's trigger recorded it already
     row = wait_for(
         lambda: store.get_document(document_id),
         lambda r: r.status in DOCUMENT_DONE,
@@ -215,7 +215,7 @@ def test_message_that_is_not_an_answer_fails_clearly(celery_worker, store) -> No
     orphan = store.create_message(conversation, "assistant", "")  # replies to nothing
     from worker.events import message_created
 
-    message_created(orphan.id)
+    message_created(orphan.id, store)  # again: the row's trigger recorded it already
     message = wait_for(
         lambda: store.get_message(orphan.id), lambda m: m.status in MESSAGE_DONE, timeout=60, what="the failed answer"
     )

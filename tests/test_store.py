@@ -14,6 +14,12 @@ from worker.stores.postgres import PostgresStore
 from worker.stores.rows import DuplicateContent
 
 
+@pytest.fixture(scope="module")
+def migrated(database_without_worker: str) -> str:
+    """The rows here keep the statuses the tests give them: a database the session's worker does not serve."""
+    return database_without_worker
+
+
 def test_events_go_through_realtime_send_in_the_same_transaction(fresh_database: str) -> None:
     with psycopg.connect(fresh_database, autocommit=True) as conn:
         conn.execute(

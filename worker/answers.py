@@ -26,11 +26,18 @@ from worker.streaming import stream_reply
 HISTORY_MESSAGES = 8
 
 
-def compute_answer(rt: Runtime, message_id: str) -> dict[str, Any] | None:
-    """The payload for a pending assistant message (None: nothing to do)."""
+class AnsweredElsewhere(Exception):
+    """Another task holds this message's answer: this one stands aside (one question, one model call)."""
+
+
+def compute_answer(rt: Runtime, message_id: str, claimant: str | None = None) -> dict[str, Any] | None:
+    """The payload for a pending assistant message (None: nothing to do). `claimant` is the task's id: a second
+    task for the message raises AnsweredElsewhere while the first one works."""
     message = rt.store.get_message(message_id)
     if message is None or message.status in MESSAGE_FINISHED:
         return None
+    if claimant is not None and not rt.answer_claims.take(message_id, claimant, rt.settings.segcite_task_time_limit):
+        raise AnsweredElsewhere(message_id)
     cached = rt.answers.get(message_id)
     if cached is not None:
         return cached
@@ -39,8 +46,13 @@ def compute_answer(rt: Runtime, message_id: str) -> dict[str, Any] | None:
     question = rt.store.get_message(message.reply_to)
     if question is None:
         raise PermanentError(f"the user message {message.reply_to} this answers does not exist")
-    if message.status != MessageStatus.PROCESSING:
-        rt.store.update_message(message_id, status=MessageStatus.PROCESSING)
+    # pending -> processing in one statement: of two tasks that both read `pending`, one starts the work.
+    if message.status == MessageStatus.PENDING and rt.store.claim_message(message_id) is None:
+        message = rt.store.get_message(message_id)
+        if message is None or message.status in MESSAGE_FINISHED:
+            return None
+        if claimant is None:  # started by someone else meanwhile
+            raise AnsweredElsewhere(message_id)
     history = rt.store.history(message, HISTORY_MESSAGES)
     workspace = WorkspaceSegments(rt.store, message.workspace_id)
     context = retrieve_context(rt.rag, workspace, question.content, rt.settings.segcite_top_k)
@@ -115,9 +127,14 @@ def publish_answer(rt: Runtime, message_id: str, payload: dict[str, Any]) -> Non
     rt.streams.end(message_id)
 
 
-def answer_message(rt: Runtime, message_id: str) -> dict[str, Any]:
-    payload = compute_answer(rt, message_id)
+def answer_message(rt: Runtime, message_id: str, claimant: str | None = None) -> dict[str, Any]:
+    try:
+        payload = compute_answer(rt, message_id, claimant)
+    except AnsweredElsewhere:
+        return {"message_id": message_id, "skipped": "another task is answering it"}
     if payload is None:
         return {"message_id": message_id, "skipped": "not pending"}
     publish_answer(rt, message_id, payload)
+    if claimant is not None:
+        rt.answer_claims.release(message_id)  # answered: a retry the app asks for later may take it
     return {"message_id": message_id, "stats": payload["metadata"]["stats"]}

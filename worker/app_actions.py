@@ -1,6 +1,6 @@
-"""What the app does around segcite, played by the CLI: store an upload and enqueue its ingest (once per content:
-the same bytes in the same workspace are one document), write a question and enqueue its answer, and wait for
-the outcome (design §7, §9, "For the app" in the README)."""
+"""What the app does around segcite, played by the CLI: store an upload (once per content: the same bytes in the
+same workspace are one document) and write a question, as rows whose triggers record the work in the inbox, and
+wait for the outcome (design §7, §9, §11, "For the app" in the README)."""
 
 from __future__ import annotations
 
@@ -104,7 +104,7 @@ def upload(
     *,
     force: bool = False,
 ) -> Upload:
-    """Store one document's JSON (a folder: its shards) as the upload flow would, and enqueue its ingest.
+    """Store one document's JSON (a folder: its shards) as the upload flow would; its row records the ingest.
 
     Bytes a live document of the workspace already holds are not stored twice: that document is reused (an
     ingest in progress is followed, a failed one is tried again, an ingested one is left as it is unless
@@ -130,8 +130,7 @@ def upload(
     except BaseException:
         objects.delete(key)
         raise
-    events.document_uploaded(document.id)
-    return Upload(document, path.name)
+    return Upload(document, path.name)  # the new `uploaded` row's trigger recorded its ingest in the inbox
 
 
 def _put(objects: ObjectStore, document_id: str, path: Path, blobs: Sequence[bytes]) -> str:
@@ -150,20 +149,20 @@ def _ingest_again(
     store: Store, objects: ObjectStore, document_id: str, path: Path, blobs: Sequence[bytes], digest: str
 ) -> DocumentRow:
     """The document, same id, gets these bytes and a new ingest: its segments and chunks are replaced."""
+    before = store.get_document(document_id)
     key = _put(objects, document_id, path, blobs)
     document = store.update_document(
         document_id, status=DocumentStatus.UPLOADED, progress=0.0, error=None, docai_raw_r2_key=key, content_hash=digest
     )
-    events.document_uploaded(document.id)
-    return document
+    if before is not None and before.status == DocumentStatus.UPLOADED:
+        events.document_uploaded(document.id, store)  # no transition, so no trigger: recorded here
+    return document  # else the move back to `uploaded` recorded its ingest in the inbox
 
 
 def ask(store: Store, workspace: str, question: str, conversation_id: str | None = None) -> MessageRow:
     conversation = conversation_id or store.create_conversation(workspace)
     user = store.create_message(conversation, Role.USER, question)
-    assistant = store.create_message(conversation, Role.ASSISTANT, "", reply_to=user.id)
-    events.message_created(assistant.id)
-    return assistant
+    return store.create_message(conversation, Role.ASSISTANT, "", reply_to=user.id)  # its trigger records the answer
 
 
 T = TypeVar("T")

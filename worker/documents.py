@@ -21,6 +21,7 @@ from worker.workspace_lock import WorkspaceLock
 # Progress of an ingest: parsed at 30%, segments stored at 50%, embedding from 50% to 95%, then done.
 PARSED_AT, STORED_AT, EMBEDDED_AT = 0.3, 0.5, 0.95
 PROGRESS_INTERVAL = 0.5  # seconds between two progress updates while embedding
+_NOT_TO_INGEST = (DocumentStatus.INGESTED, DocumentStatus.DELETING, DocumentStatus.DELETED)
 
 
 def ingest_document(rt: Runtime, document_id: str) -> dict[str, Any]:
@@ -36,7 +37,7 @@ def ingest_document(rt: Runtime, document_id: str) -> dict[str, Any]:
 def _ingest_locked(rt: Runtime, document_id: str, lock: WorkspaceLock) -> dict[str, Any]:
     store = rt.store
     document = store.get_document(document_id)
-    if document is None or document.status in (DocumentStatus.INGESTED, DocumentStatus.DELETED):
+    if document is None or document.status in _NOT_TO_INGEST:
         return {"document_id": document_id, "skipped": f"already {document.status}" if document else "deleted"}
     lock.check()
     store.update_document(document_id, status=DocumentStatus.INGESTING, progress=0.05, error=None)
@@ -110,14 +111,17 @@ class EmbeddingProgress:
 
 
 def delete_document(rt: Runtime, document_id: str) -> dict[str, Any]:
+    """A document asked to be deleted (`deleting`) loses its chunks and segments, and ends `deleted`."""
     document = rt.store.get_document(document_id)
     if document is None:
         return {"document_id": document_id, "skipped": "no such document"}
     with rt.workspace_lock(document.workspace_id) as lock:
         lock.check()
-        rt.store.update_document(document_id, status=DocumentStatus.DELETED, progress=1.0, error=None)
         rt.rag.delete_document(document.workspace_id, document_id)
         lock.check()
         rt.store.delete_segments(document_id)
         delete_page_images(rt, document_id)
+        lock.check()
+        # Last: a client that sees `deleted` finds nothing of the document left.
+        rt.store.update_document(document_id, status=DocumentStatus.DELETED, progress=1.0, error=None)
     return {"document_id": document_id, "deleted": True}

@@ -1,11 +1,12 @@
-"""Re-enqueue work a dead worker left behind (design §7: nothing lost on a crash): when a worker starts, and
-then once per hard time limit by one of the running workers.
+"""Record again in the inbox work a dead worker left behind (design §7: nothing lost on a crash): when a worker
+starts, and then once per hard time limit by one of the running workers.
 
-A row still `ingesting` or `processing` long after any task could have run (the hard time limit) belongs to a
-task that is gone: a worker killed with its unacknowledged message, a broker that lost it, or a retry the broker
-could not take. Re-enqueueing is safe: the tasks are idempotent, and the delivery counter fails work that keeps
-killing workers. On start, rows waiting in the queue that long count too (a wiped broker loses them); the
-periodic pass leaves those alone, since a long queue is no lost work and would count as redeliveries.
+A row still `ingesting`, `deleting` or `processing` long after any task could have run (the hard time limit)
+belongs to a task that is gone: a worker killed with its unacknowledged message, a broker that lost it, or a
+retry the broker could not take. Recording it again (worker.events: the inbox, the one way work enters) is safe:
+the tasks are idempotent, and the delivery counter fails work that keeps killing workers. On start, rows waiting
+that long count too (a wiped broker loses them); the periodic pass leaves those alone, since a long queue is no
+lost work and would count as redeliveries.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from worker.embedded import redis_client_url, resolve_services
 from worker.redis_state import claim_reconcile
 from worker.settings import Settings, load_settings
 from worker.stores import make_store
+from worker.stores.rows import DocumentStatus
 
 log = logging.getLogger(__name__)
 
@@ -34,12 +36,16 @@ def reconcile(
     store = make_store(settings, services.database_url, max_size=1)
     try:
         documents, messages = store.stale(older_than_seconds or settings.segcite_task_time_limit, started_only)
+        for document_id in documents:
+            document = store.get_document(document_id)
+            if document is not None and document.status == DocumentStatus.DELETING:
+                events.document_deleting(document_id, store)
+            elif document is not None:
+                events.document_uploaded(document_id, store)
+        for message_id in messages:
+            events.message_created(message_id, store)
     finally:
         store.close()
-    for document_id in documents:
-        events.document_uploaded(document_id)
-    for message_id in messages:
-        events.message_created(message_id)
     if documents or messages:
         log.warning("re-enqueued %d document(s) and %d message(s) left unfinished", len(documents), len(messages))
     return documents, messages

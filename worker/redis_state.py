@@ -42,6 +42,30 @@ class AnswerCache:
         self.client.delete(self.key(message_id))
 
 
+class AnswerClaims:
+    """Which task answers a message: one at a time, so one question costs one model call even when two tasks
+    for it arrive (an inbox entry enqueued again after a crash, a retried message). A redelivery of the same
+    task (its worker died) or a retry of it has the same task id and goes on; the claim expires with the hard
+    time limit, after which reconcile's new task may take it."""
+
+    def __init__(self, client: redis.Redis):
+        self.client = client
+
+    @staticmethod
+    def key(message_id: str) -> str:
+        return f"segcite:answering:{message_id}"
+
+    def take(self, message_id: str, task_id: str, seconds: int) -> bool:
+        """True if `task_id` may answer: it took the claim now, or held it already."""
+        key = self.key(message_id)
+        if self.client.set(key, task_id, nx=True, ex=seconds):
+            return True
+        return self.client.get(key) == task_id.encode()
+
+    def release(self, message_id: str) -> None:
+        self.client.delete(self.key(message_id))
+
+
 class StreamMarks:
     """Which answers have started streaming: a redelivered answer streams again from `seq` 0, and says so
     (`restart: true`), so a client drops what it showed of the dead worker's stream."""

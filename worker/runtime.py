@@ -13,7 +13,7 @@ from worker.embeddings import make_embedder
 from worker.llm import Answerer, make_answerer
 from worker.objects import ObjectStore, make_object_store
 from worker.rag import RagStore
-from worker.redis_state import AnswerCache, DeliveryCounter, StreamMarks
+from worker.redis_state import AnswerCache, AnswerClaims, DeliveryCounter, StreamMarks
 from worker.settings import Settings, load_settings
 from worker.stores import Store, make_store
 from worker.workspace_lock import WorkspaceLock
@@ -31,6 +31,10 @@ class Runtime:
     @property
     def answers(self) -> AnswerCache:
         return AnswerCache(self.redis)
+
+    @property
+    def answer_claims(self) -> AnswerClaims:
+        return AnswerClaims(self.redis)
 
     @property
     def streams(self) -> StreamMarks:

@@ -67,6 +67,10 @@ class Settings(BaseSettings):
     segcite_max_retries: int = Field(5, ge=0, le=20)
     segcite_db_timeout: float = Field(10.0, gt=0)
     segcite_lock_ttl: int = Field(20, ge=3, le=3600)
+    # The inbox's taker (worker/inbox.py): a direct or session connection for LISTEN (default DATABASE_URL),
+    # and the seconds between two sweeps for entries a notification did not announce.
+    segcite_inbox_database_url: str | None = None
+    segcite_inbox_sweep: float = Field(2.0, gt=0, le=60)
 
     flower_basic_auth: SecretStr | None = None
     flower_address: str | None = None  # None: 127.0.0.1 (worker/flower.py)
@@ -77,7 +81,7 @@ class Settings(BaseSettings):
     def _redis_url(cls, v: str | None) -> str | None:
         return _check_url(v, ("redis", "rediss", "redis+socket", "unix"))
 
-    @field_validator("database_url")
+    @field_validator("database_url", "segcite_inbox_database_url")
     @classmethod
     def _database_url(cls, v: str | None) -> str | None:
         return _check_url(v, ("postgres", "postgresql"))
@@ -112,12 +116,13 @@ class Settings(BaseSettings):
                 secret = value.get_secret_value()
                 value = "****" + secret[-4:] if len(secret) >= 12 else "****"
             elif name.endswith("_url") and value:
-                value = _mask_url_password(value)
+                value = mask_url_password(value)
             shown[name.upper()] = "" if value is None else str(value)
         return shown
 
 
-def _mask_url_password(url: str) -> str:
+def mask_url_password(url: str) -> str:
+    """The URL with its password shown as ****, for messages and `segcite config`."""
     parts = urlsplit(url)
     if not parts.password:
         return url

@@ -18,6 +18,7 @@ from celery.signals import worker_process_shutdown, worker_ready
 from worker import answers, documents
 from worker.app import app
 from worker.errors import TRANSIENT_ERRORS, PermanentError, describe_transient
+from worker.inbox import InboxTaker
 from worker.reconcile import PeriodicReconcile
 from worker.runtime import Runtime, runtime
 from worker.stores.rows import DOCUMENT_UNFINISHED, MESSAGE_UNFINISHED, DocumentStatus
@@ -94,6 +95,8 @@ class RowTask(Task):
             log.warning("cannot record that %s %s failed yet (%s); will retry", self.kind, object_id, exc)
             record_failure.apply_async((self.job, object_id, error), countdown=1)
         rt.deliveries.forget(self.kind, object_id)
+        if self.kind == "message":
+            rt.answer_claims.release(object_id)  # the work is over: a retry the app asks for may take it
         return {"id": object_id, "failed": error}
 
     def on_failure(self, exc: BaseException, task_id: str, args: tuple, kwargs: dict, einfo: Any) -> None:
@@ -123,7 +126,11 @@ def ingest_document(document_id: str) -> dict[str, Any]:
 
 
 @app.task(
-    base=RowTask, name="segcite.delete_document", job="delete", kind="document", open_statuses=(DocumentStatus.DELETED,)
+    base=RowTask,
+    name="segcite.delete_document",
+    job="delete",
+    kind="document",
+    open_statuses=(DocumentStatus.DELETING, DocumentStatus.DELETED),
 )
 def delete_document(document_id: str) -> dict[str, Any]:
     return documents.delete_document(runtime(), document_id)
@@ -133,7 +140,7 @@ def delete_document(document_id: str) -> dict[str, Any]:
     base=RowTask, name="segcite.answer_message", job="answer", kind="message", open_statuses=tuple(MESSAGE_UNFINISHED)
 )
 def answer_message(message_id: str) -> dict[str, Any]:
-    return answers.answer_message(runtime(), message_id)
+    return answers.answer_message(runtime(), message_id, claimant=answer_message.request.id)
 
 
 def row_task(job: str) -> RowTask:
@@ -201,3 +208,4 @@ def _reconcile_on_start(**_: Any) -> None:
 
 
 app.steps["consumer"].add(PeriodicReconcile)  # and then once per hard time limit, by one worker
+app.steps["consumer"].add(InboxTaker)  # the inbox's taker: rows the app writes become tasks (design §11)

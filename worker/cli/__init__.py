@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from worker.cli import ask, demo, documents, offline, services, view
+from worker.cli import ask, demo, documents, offline, services, status, view
 from worker.cli.errors import SegciteGroup
 
 __all__ = ["main"]
@@ -26,6 +26,7 @@ for command in (
     services.flower,
     services.up,
     services.down,
+    status.status,
     documents.ingest,
     documents.documents,
     documents.delete,

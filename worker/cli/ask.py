@@ -54,7 +54,9 @@ def ask_question(
     """Ask in a new conversation and print the answer once it is done (its sections as they come with `stream`);
     False when it failed or did not come within `timeout`, said on stderr."""
     from worker.app_actions import MESSAGE_DONE, WaitTimeout, ask, wait_for, workspace_id
+    from worker.cli.status import waiting_line
     from worker.cli.text import answer_timeout_line
+    from worker.events import Work
 
     with open_store(settings, services) as store:
         workspace = workspace_id(workspace)
@@ -64,7 +66,9 @@ def ask_question(
         try:
             message = wait_for(lambda: store.get_message(pending.id), lambda m: m.status in MESSAGE_DONE, timeout)
         except WaitTimeout as exc:
-            line = answer_timeout_line(exc.last.status, timeout, _workers_answer())
+            pending_now = exc.last.status == "pending"
+            where = waiting_line(settings, store, Work.ANSWER, pending.id) if pending_now else ""
+            line = answer_timeout_line(exc.last.status, timeout, where)
             click.echo(f"error: {line}", err=True)
             return False
         except KeyboardInterrupt:
@@ -106,16 +110,6 @@ def _stopped_waiting(message_id: str) -> NoReturn:
     """Ctrl-C while an answer is awaited: the worker goes on writing it, only this command stops."""
     click.echo(f"\nstopped waiting; the answer is still being written (message {message_id})", err=True)
     sys.exit(INTERRUPTED)
-
-
-def _workers_answer() -> bool:
-    """Whether any worker answers a ping on the broker (a second at most)."""
-    from worker.app import app
-
-    try:
-        return bool(app.control.ping(timeout=1.0))
-    except Exception:  # the broker itself is unreachable: no worker can answer either
-        return False
 
 
 @click.command("ask")

@@ -11,6 +11,7 @@ import click
 from worker.cli.errors import INTERRUPTED, UserError
 from worker.cli.options import SECONDS, workspace_option
 from worker.cli.services import announce, open_store
+from worker.cli.status import document_waiting_line
 from worker.embedded import Services
 from worker.processes import database_up, ensure_up
 from worker.settings import Settings, load_settings
@@ -45,7 +46,7 @@ def ingest_paths(
             for p in paths
         ]
         try:
-            return all([_follow(store, objects, item, timeout, workspace) for item in uploads])
+            return all([_follow(settings, store, objects, item, timeout, workspace) for item in uploads])
         except KeyboardInterrupt:
             click.echo(
                 "\nstopped waiting; the ingest goes on in the background: "
@@ -55,7 +56,9 @@ def ingest_paths(
             sys.exit(INTERRUPTED)
 
 
-def _follow(store: Store, objects: ObjectStore, item: Upload, timeout: float, workspace: str) -> bool:
+def _follow(
+    settings: Settings, store: Store, objects: ObjectStore, item: Upload, timeout: float, workspace: str
+) -> bool:
     """Say what became of one upload, show its progress until it is done, and print its outcome."""
     from worker.app_actions import DOCUMENT_DONE, WaitTimeout, wait_for
     from worker.cli.text import ingested_line, progress_line, timeout_line, upload_note
@@ -75,7 +78,8 @@ def _follow(store: Store, objects: ObjectStore, item: Upload, timeout: float, wo
     try:
         row = wait_for(lambda: store.get_document(document.id), lambda r: r.status in DOCUMENT_DONE, timeout, show)
     except WaitTimeout as exc:
-        click.echo(f"error: {timeout_line(name, exc.last, timeout, workspace)}", err=True)
+        where = document_waiting_line(settings, store, exc.last)
+        click.echo(f"error: {timeout_line(name, where, timeout, workspace)}", err=True)
         return False
     if row.status == "ingested":
         click.echo(ingested_line(name, row))
@@ -161,31 +165,36 @@ def delete(document_id: str, timeout: float) -> None:
     if row.status == "deleted":
         click.echo(f"{row.filename}: already deleted (document {row.id})")
         return
-    error = _run_delete(settings, row, timeout)
+    error = _run_delete(settings, up.services, row, timeout)
     if error:
         click.echo(f"error: {row.filename}: {error}", err=True)
         sys.exit(1)
     click.echo(f"{row.filename}: deleted (document {row.id})")
 
 
-def _run_delete(settings: Settings, row: DocumentRow, timeout: float) -> str | None:
-    """Enqueue the delete and wait for its result; None when done, else what went wrong."""
-    from celery.exceptions import TimeoutError as ResultTimeout
-
-    from worker import events
+def _run_delete(settings: Settings, services: Services, row: DocumentRow, timeout: float) -> str | None:
+    """Mark the document `deleting` (its trigger records the delete in the inbox) and wait until it is
+    `deleted`; None when done, else what went wrong."""
+    from worker.app_actions import WaitTimeout, wait_for
     from worker.objects import LocalFolderStore, make_object_store
+    from worker.stores.rows import DocumentStatus
 
-    pending = events.document_deleted(row.id)
-    try:
-        result = pending.get(timeout=timeout, propagate=False)
-    except ResultTimeout:
-        return f"not deleted after {timeout:g} s; it goes on in the background (`segcite documents --all`)"
-    except KeyboardInterrupt:
-        click.echo("\nstopped waiting; the delete goes on in the background", err=True)
-        sys.exit(INTERRUPTED)
-    if not (isinstance(result, dict) and result.get("deleted")):
-        reason = result.get("failed") or result.get("skipped") if isinstance(result, dict) else None
-        return f"the delete failed: {reason or result}"
+    with open_store(settings, services) as store:
+        if row.status != DocumentStatus.DELETING:
+            store.update_document(row.id, status=DocumentStatus.DELETING)
+        try:
+            done = wait_for(
+                lambda: store.get_document(row.id),
+                lambda r: r is None or r.status in (DocumentStatus.DELETED, DocumentStatus.FAILED),
+                timeout,
+            )
+        except WaitTimeout as exc:
+            return f"not deleted after {timeout:g} s: {document_waiting_line(settings, store, exc.last)}"
+        except KeyboardInterrupt:
+            click.echo("\nstopped waiting; the delete goes on in the background", err=True)
+            sys.exit(INTERRUPTED)
+    if done is not None and done.status == DocumentStatus.FAILED:
+        return f"the delete failed: {done.error or 'no reason given'}"
     objects = make_object_store(settings)
     if isinstance(objects, LocalFolderStore) and row.docai_raw_r2_key:
         objects.delete(row.docai_raw_r2_key)  # the embedded default's copy; an app's R2 objects are the app's

@@ -26,7 +26,7 @@ DEMO_ANSWERER_NOTE = (
 def progress_line(row: DocumentRow) -> str:
     """Where an ingest stands, in words: the status a worker wrote and, while embedding, how far it got."""
     if row.status == DocumentStatus.UPLOADED:
-        return "queued, waiting for a worker"
+        return "waiting for a worker"
     if row.status == DocumentStatus.PARSED:
         return f"read {_count(row.page_count, 'page')}, {_count(row.segment_count, 'segment')}"
     if row.status == DocumentStatus.INGESTING and row.progress >= STORED_AT:
@@ -48,6 +48,8 @@ def upload_note(item: Upload) -> str | None:
     same = f"same content as document {document.id} ({document.filename})"
     if item.outcome == Outcome.REUSED and document.status == DocumentStatus.INGESTED:
         return f"{same}, already ingested: reused it (--force ingests it again)"
+    if item.outcome == Outcome.REUSED and document.status == DocumentStatus.UPLOADED:
+        return f"{same}, waiting to be ingested: following it"
     if item.outcome == Outcome.REUSED:
         return f"{same}, being ingested: following it"
     if item.outcome == Outcome.RETRIED:
@@ -61,23 +63,20 @@ def ingested_line(name: str, row: DocumentRow) -> str:
     return f"{name}: ingested, {row.page_count} page(s), {row.segment_count} segment(s), document {row.id}"
 
 
-def timeout_line(name: str, row: DocumentRow, seconds: float, workspace: str) -> str:
+def timeout_line(name: str, where: str, seconds: float, workspace: str) -> str:
+    """An ingest not done in time; `where` is where it stands (worker.cli.status.waiting_line)."""
     return (
-        f"{name}: not ingested after {seconds:g} s ({progress_line(row)}); it goes on in the background: "
+        f"{name}: not ingested after {seconds:g} s ({where}); it goes on in the background: "
         f"`segcite documents --workspace {workspace}` shows where it stands"
     )
 
 
-def answer_timeout_line(status: str, seconds: float, workers_answer: bool) -> str:
-    """Why `ask` stopped waiting, from the message's last status and whether any worker answered a ping."""
+def answer_timeout_line(status: str, seconds: float, where: str) -> str:
+    """Why `ask` stopped waiting, from the message's last status; `where` is where a pending question stands
+    (worker.cli.status.waiting_line)."""
     if status != "pending":
         return f"no answer after {seconds:g} s: a worker is still writing it"
-    if not workers_answer:
-        return (
-            f"no answer after {seconds:g} s: the question is still queued and no worker answered a ping "
-            "(start one with `segcite up` or `segcite worker`)"
-        )
-    return f"no answer after {seconds:g} s: the question is still queued behind other work"
+    return f"no answer after {seconds:g} s: the question is {where}"
 
 
 def started_line(started: list[str], home: Path, worker_pid: int | None) -> str:

@@ -9,7 +9,7 @@ from typing import Any, Protocol
 from ingest import Segment
 from query.match import content_words
 from worker.settings import Settings
-from worker.stores.rows import DocumentRow, MessageRow, PageImageRow, Role
+from worker.stores.rows import DocumentRow, InboxStat, MessageRow, PageImageRow, Role
 
 # How many of a text's words a full-text search is given; the search keeps the rarest of them.
 MAX_SEARCH_TERMS = 200
@@ -69,6 +69,11 @@ class Store(Protocol):
         ...
 
     def update_message(self, message_id: str, **fields: Any) -> MessageRow: ...
+    def claim_message(self, message_id: str) -> MessageRow | None:
+        """Move a `pending` message to `processing` (with its event) in one statement; None if it was not
+        pending, so two tasks for one message never both start it."""
+        ...
+
     def publish_delta(self, message: MessageRow, delta: dict[str, Any]) -> None:
         """A `message.delta` event on the message's topic; no row is written."""
         ...
@@ -76,6 +81,19 @@ class Store(Protocol):
     def stale(self, older_than_seconds: int, started_only: bool = False) -> tuple[list[str], list[str]]:
         """Ids of unfinished documents and messages whose row has not moved for `older_than_seconds`; with
         `started_only`, only those a task had started."""
+        ...
+
+    def record_work(self, task: str, target: str) -> None:
+        """An inbox entry (migrations/007_inbox.sql), as the triggers write it: kept once if already waiting,
+        and the takers woken."""
+        ...
+
+    def inbox_stats(self) -> list[InboxStat]:
+        """Entries waiting in the inbox per task kind, with the oldest one's age."""
+        ...
+
+    def inbox_holds(self, task: str, target: str) -> bool:
+        """Whether this entry still waits in the inbox (no worker has taken it)."""
         ...
 
 

@@ -28,6 +28,7 @@ from worker.stores.rows import (
     SEGMENT_COLUMNS,
     DocumentRow,
     DuplicateContent,
+    InboxStat,
     MessageRow,
     MessageStatus,
     PageImageRow,
@@ -291,6 +292,18 @@ class PostgresStore:
             self._publish(conn, message.topic, MESSAGE_EVENT, message.event(), message.brief())
         return message
 
+    def claim_message(self, message_id: str) -> MessageRow | None:
+        with self.pool.connection() as conn, conn.transaction():
+            found = conn.execute(
+                "update messages set status = 'processing' where id = %s and status = 'pending' returning id",
+                (message_id,),
+            ).fetchone()
+            if found is None:
+                return None
+            message = _message(conn.execute(_MESSAGE_SELECT, (message_id,)).fetchone())
+            self._publish(conn, message.topic, MESSAGE_EVENT, message.event(), message.brief())
+        return message
+
     def publish_delta(self, message: MessageRow, delta: dict[str, Any]) -> None:
         brief = {"message_id": message.id, "seq": delta["seq"]}
         with self.pool.connection() as conn:
@@ -312,6 +325,19 @@ class PostgresStore:
                 (message_statuses, older_than_seconds),
             ).fetchall()
         return [str(r["id"]) for r in documents], [str(r["id"]) for r in messages]
+
+    def record_work(self, task: str, target: str) -> None:
+        with self.pool.connection() as conn:
+            conn.execute("select segcite_inbox_add(%s, %s)", (task, target))
+
+    def inbox_stats(self) -> list[InboxStat]:
+        with self.pool.connection() as conn:
+            rows = conn.execute("select task, waiting, oldest_seconds from segcite_inbox_stats()").fetchall()
+        return [InboxStat.from_row(r) for r in rows]
+
+    def inbox_holds(self, task: str, target: str) -> bool:
+        with self.pool.connection() as conn:
+            return bool(conn.execute("select segcite_inbox_holds(%s, %s) as held", (task, target)).fetchone()["held"])
 
 
 def _unreferenced(conn: psycopg.Connection, keys: list[str]) -> list[str]:

@@ -23,6 +23,7 @@ class DocumentStatus(StrEnum):
     INGESTING = "ingesting"
     INGESTED = "ingested"
     FAILED = "failed"
+    DELETING = "deleting"  # set by the app (or `segcite delete`): the delete task ends it at `deleted`
     DELETED = "deleted"
 
 
@@ -41,7 +42,7 @@ class Role(StrEnum):
 # Statuses where a document's or a message's work is over (what a waiting client stops at).
 DOCUMENT_FINISHED = frozenset({DocumentStatus.INGESTED, DocumentStatus.FAILED, DocumentStatus.DELETED})
 MESSAGE_FINISHED = frozenset({MessageStatus.DONE, MessageStatus.FAILED})
-# Statuses of work somebody still has to finish (what reconcile re-enqueues when they stop moving).
+# Statuses of an ingest somebody still has to finish.
 DOCUMENT_UNFINISHED = (DocumentStatus.UPLOADED, DocumentStatus.PARSED, DocumentStatus.INGESTING)
 MESSAGE_UNFINISHED = (MessageStatus.PENDING, MessageStatus.PROCESSING)
 # Unfinished work a task had started (reconcile's periodic pass looks only at these).
@@ -50,11 +51,12 @@ MESSAGE_STARTED = (MessageStatus.PROCESSING,)
 
 
 def unfinished(started_only: bool) -> tuple[list[str], list[str]]:
-    """The document and message statuses `Store.stale` looks for."""
+    """The document and message statuses `Store.stale` looks for: a delete asked for (`deleting`) counts as
+    work under way either way, since nothing but its task moves it on."""
     documents, messages = (
         (DOCUMENT_STARTED, MESSAGE_STARTED) if started_only else (DOCUMENT_UNFINISHED, MESSAGE_UNFINISHED)
     )
-    return [str(s) for s in documents], [str(s) for s in messages]
+    return [*map(str, documents), str(DocumentStatus.DELETING)], [str(s) for s in messages]
 
 
 DOCUMENT_FIELDS = frozenset(
@@ -170,6 +172,19 @@ class PageImageRow:
     def citation_image(self) -> dict[str, Any]:
         """A citation's `page_image` (design §5.8)."""
         return {"key": self.image_key, "width": self.width, "height": self.height}
+
+
+@dataclass(frozen=True)
+class InboxStat:
+    """Entries of one task kind waiting in the inbox, and the oldest one's age (what `segcite status` shows)."""
+
+    task: str
+    waiting: int
+    oldest_seconds: float
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> InboxStat:
+        return cls(str(row["task"]), int(row["waiting"]), float(row["oldest_seconds"]))
 
 
 class DuplicateContent(Exception):

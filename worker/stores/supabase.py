@@ -31,6 +31,7 @@ from worker.stores.rows import (
     SEGMENT_COLUMNS,
     DocumentRow,
     DuplicateContent,
+    InboxStat,
     MessageRow,
     MessageStatus,
     PageImageRow,
@@ -291,6 +292,15 @@ class SupabaseStore:
         self._broadcast(message.topic, MESSAGE_EVENT, message.event(), message.brief())
         return message
 
+    def claim_message(self, message_id: str) -> MessageRow | None:
+        rows = self._data(
+            self._table("messages").update({"status": "processing"}).eq("id", message_id).eq("status", "pending")
+        )
+        message = self.get_message(message_id) if rows else None
+        if message is not None:
+            self._broadcast(message.topic, MESSAGE_EVENT, message.event(), message.brief())
+        return message
+
     def publish_delta(self, message: MessageRow, delta: dict[str, Any]) -> None:
         self._broadcast(message.topic, DELTA_EVENT, delta, {"message_id": message.id, "seq": delta["seq"]})
 
@@ -314,3 +324,27 @@ class SupabaseStore:
             .order("updated_at")
         )
         return [str(r["id"]) for r in documents], [str(r["id"]) for r in messages]
+
+    # the inbox (migrations/007_inbox.sql), through its service-role RPCs ---------------------------------
+
+    def record_work(self, task: str, target: str) -> None:
+        self._data(self.client.rpc("segcite_inbox_add", {"p_task": task, "p_target": target}))
+
+    def inbox_stats(self) -> list[InboxStat]:
+        return [InboxStat.from_row(r) for r in self._data(self.client.rpc("segcite_inbox_stats", {}))]
+
+    def inbox_holds(self, task: str, target: str) -> bool:
+        return bool(self._data(self.client.rpc("segcite_inbox_holds", {"p_task": task, "p_target": target})))
+
+    def claim_inbox(self, limit: int, lease_seconds: int) -> list[dict[str, Any]]:
+        """Entries nobody holds, oldest first, each hidden from other takers for `lease_seconds`."""
+        return self._data(self.client.rpc("segcite_inbox_claim", {"p_limit": limit, "p_lease_seconds": lease_seconds}))
+
+    def finish_inbox(self, entries: Sequence[dict[str, Any]]) -> None:
+        """Entries whose tasks were enqueued leave the inbox (those a newer transition released stay)."""
+        params = {
+            "p_tasks": [e["task"] for e in entries],
+            "p_targets": [e["target"] for e in entries],
+            "p_claimed_until": [e["claimed_until"] for e in entries],
+        }
+        self._data(self.client.rpc("segcite_inbox_done", params))
