@@ -15,11 +15,12 @@ import orjson
 
 from ingest import Segment, neutralize_seg_tags, take_seg_tags
 from query import AnswerBuilder, SectionResolver, build_answer, parse_sections
+from query.terms import has_words
 from worker.errors import PermanentError, TransientError
 from worker.retrieval import retrieve_context
 from worker.runtime import Runtime
 from worker.stores import WorkspaceSegments
-from worker.stores.rows import MESSAGE_FINISHED, MessageRow, MessageStatus, Role
+from worker.stores.rows import MESSAGE_FINISHED, DocumentStatus, MessageRow, MessageStatus, Role
 from worker.streaming import stream_reply
 
 HISTORY_MESSAGES = 8
@@ -38,11 +39,17 @@ def compute_answer(rt: Runtime, message_id: str) -> dict[str, Any] | None:
     question = rt.store.get_message(message.reply_to)
     if question is None:
         raise PermanentError(f"the user message {message.reply_to} this answers does not exist")
+    if not has_words(question.content):
+        raise PermanentError("the question has no words (no letter or digit): ask something")
     if message.status != MessageStatus.PROCESSING:
         rt.store.update_message(message_id, status=MessageStatus.PROCESSING)
     history = rt.store.history(message, HISTORY_MESSAGES)
     workspace = WorkspaceSegments(rt.store, message.workspace_id)
     context = retrieve_context(rt.rag, workspace, question.content, rt.settings.segcite_top_k)
+    if not context:  # found nothing: say so plainly when there was nothing to search
+        empty = empty_workspace_error([d.status for d in rt.store.documents(message.workspace_id)])
+        if empty is not None:
+            raise PermanentError(empty)
     sections = StreamedSections(context, workspace)
     send = _delta_sender(rt, message, restart=rt.streams.start(message_id))
     raw = stream_reply(rt.answerer.stream(question.content, context, history), sections.resolve, send)
@@ -51,6 +58,16 @@ def compute_answer(rt: Runtime, message_id: str) -> dict[str, Any] | None:
     payload = build_answer(raw, context=context, workspace=workspace)  # the truth: what a client keeps
     rt.answers.put(message_id, payload)
     return payload
+
+
+def empty_workspace_error(statuses: list[str]) -> str | None:
+    """Why a workspace whose documents have these statuses cannot answer anything (none is ingested), or None."""
+    if DocumentStatus.INGESTED in statuses:
+        return None
+    if not statuses:
+        return "the workspace holds no documents: add one, then ask again"
+    counts = ", ".join(f"{statuses.count(s)} {s}" for s in dict.fromkeys(statuses))
+    return f"no document of the workspace is ingested yet ({counts}): ask again once one is"
 
 
 class StreamedSections:

@@ -19,9 +19,13 @@ CANDIDATES_PER_SLOT = 3
 
 
 def retrieve_context(rag: RagStore, segments: WorkspaceSegments, question: str, top_k: int) -> list[Segment]:
-    """The top K segments for a question, best first. Text, page and box come from `document_segments`."""
+    """The top K segments for a question, best first. Text, page and box come from `document_segments`. A
+    question too short for LightRAG ("税", "ab": it refuses under 3 characters, a CJK one counting 2) is looked
+    up by full-text search alone."""
+    from lightrag.query_validation import meets_min_rag_query_weight
+
     pool = top_k * CANDIDATES_PER_SLOT
-    vector_ids = rag.retrieve(segments.workspace_id, question, pool)
+    vector_ids = rag.retrieve(segments.workspace_id, question, pool) if meets_min_rag_query_weight(question) else []
     full_text = segments.search(search_terms(question), pool)
     found = {s.segment_id: s for s in full_text}
     found |= segments.lookup(i for i in vector_ids if i not in found)
