@@ -70,8 +70,7 @@ def test_a_workspace_without_documents_says_so(services, service_home, celery_wo
     assert asked.returncode == 1
     assert asked.stdout == ""
     assert asked.stderr.splitlines() == [
-        f"error: the workspace holds no documents: add one, then ask again (workspace {name!r}; add documents with "
-        "`segcite ingest FILE...`)"
+        f"error: workspace {name!r} holds no documents: add some with `segcite ingest FILE... --workspace {name}`"
     ]
     assert store.documents(workspace_id(name)) == []
 

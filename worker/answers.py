@@ -20,10 +20,12 @@ from worker.errors import PermanentError, TransientError
 from worker.retrieval import retrieve_context
 from worker.runtime import Runtime
 from worker.stores import WorkspaceSegments
-from worker.stores.rows import MESSAGE_FINISHED, DocumentStatus, MessageRow, MessageStatus, Role
+from worker.stores.rows import MESSAGE_FINISHED, MessageRow, MessageStatus, Role
 from worker.streaming import stream_reply
 
 HISTORY_MESSAGES = 8
+# A workspace with no live document at all; one still ingesting, or failed, answers "not found" meanwhile.
+EMPTY_WORKSPACE = "the workspace holds no documents: add one, then ask again"
 
 
 def compute_answer(rt: Runtime, message_id: str) -> dict[str, Any] | None:
@@ -46,10 +48,8 @@ def compute_answer(rt: Runtime, message_id: str) -> dict[str, Any] | None:
     history = rt.store.history(message, HISTORY_MESSAGES)
     workspace = WorkspaceSegments(rt.store, message.workspace_id)
     context = retrieve_context(rt.rag, workspace, question.content, rt.settings.segcite_top_k)
-    if not context:  # found nothing: say so plainly when there was nothing to search
-        empty = empty_workspace_error([d.status for d in rt.store.documents(message.workspace_id)])
-        if empty is not None:
-            raise PermanentError(empty)
+    if not context and not rt.store.documents(message.workspace_id):  # nothing found, as there is nothing
+        raise PermanentError(EMPTY_WORKSPACE)
     sections = StreamedSections(context, workspace)
     send = _delta_sender(rt, message, restart=rt.streams.start(message_id))
     raw = stream_reply(rt.answerer.stream(question.content, context, history), sections.resolve, send)
@@ -58,16 +58,6 @@ def compute_answer(rt: Runtime, message_id: str) -> dict[str, Any] | None:
     payload = build_answer(raw, context=context, workspace=workspace)  # the truth: what a client keeps
     rt.answers.put(message_id, payload)
     return payload
-
-
-def empty_workspace_error(statuses: list[str]) -> str | None:
-    """Why a workspace whose documents have these statuses cannot answer anything (none is ingested), or None."""
-    if DocumentStatus.INGESTED in statuses:
-        return None
-    if not statuses:
-        return "the workspace holds no documents: add one, then ask again"
-    counts = ", ".join(f"{statuses.count(s)} {s}" for s in dict.fromkeys(statuses))
-    return f"no document of the workspace is ingested yet ({counts}): ask again once one is"
 
 
 class StreamedSections:

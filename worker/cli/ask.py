@@ -54,15 +54,16 @@ def ask_question(
 ) -> bool:
     """Ask in a new conversation and print the answer once it is done (its sections as they come with `stream`);
     False when it failed or did not come within `timeout`, said on stderr."""
-    from worker.answers import empty_workspace_error
+    import shlex
+
     from worker.app_actions import MESSAGE_DONE, WaitTimeout, ask, wait_for, workspace_id
     from worker.cli.text import answer_timeout_line
 
     with open_store(settings, services) as store:
         name, workspace = workspace, workspace_id(workspace)
-        empty = empty_workspace_error([d.status for d in store.documents(workspace)])
-        if empty is not None:  # nothing to ask: no message is written
-            click.echo(f"error: {empty} (workspace {name!r}; add documents with `segcite ingest FILE...`)", err=True)
+        if not store.documents(workspace):  # nothing to ask (the worker would say so too): no message is written
+            add = f"segcite ingest FILE... --workspace {shlex.quote(name)}"
+            click.echo(f"error: workspace {name!r} holds no documents: add some with `{add}`", err=True)
             return False
         conversation = store.create_conversation(workspace)
         streamed = stream and _follow_answer(store, services, (workspace, conversation), question, timeout)
