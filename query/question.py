@@ -90,6 +90,8 @@ _SECOND_PART = re.compile(
     re.IGNORECASE,
 )
 _GLOSS = re.compile(r"\(([^()]*)\)")
+# Words only a German question holds (lower-case, as written): "Wann ist die Rechnung fällig?".
+_GERMAN = frozenset("der die das dem ist sind wann welche welcher welches wie wer nicht".split())
 _POSSESSIVE = re.compile(r"['’]s\b")
 _DO = frozenset("do does did will would can could should must may might shall".split())
 _BE = frozenset("is are was were be been".split())
@@ -111,7 +113,7 @@ _ALIASES = {
 _SYNONYMS = (
     "invoice facture factura rechnung fattura fatura factuur",
     "amount montant importe betrag importo montante bedrag",
-    "total gesamt gesamtbetrag totale totaal",
+    "total gesamt totale totaal",
     "tax taxe tva impuesto iva steuer mwst imposta imposto belasting btw",
     "date fecha datum",
     "birth naissance nacimiento geburt nascita nascimento geboorte",
@@ -154,9 +156,9 @@ _AMOUNT_WORDS = frozenset(
         "prijs belasting btw kosten totaal".split(),
     )
 )
-# German compounds end on the word they are: "Rechnungsbetrag" is an amount, "Geburtsdatum" a date.
-_AMOUNT_ENDS = ("betrag", "summe", "preis", "kosten", "steuer", "gebuhr")
-_DATE_ENDS = ("datum",)
+# German compounds end on the word they are: "Geburtsdatum" is a date ("Datum") of birth ("Geburt"), read as
+# its two words, in questions and texts alike.
+_COMPOUND = re.compile(r"\b(\w{3,}?)(datum|betrag|summe|nummer|preis|kosten|steuer|gebühr|adresse)\b", re.IGNORECASE)
 # (matched on the question case- and accent-folded: "cuándo" is "cuando")
 _ASKS = [
     (
@@ -226,11 +228,12 @@ for _group in _SYNONYMS:
 
 def words_of(text: str) -> Words:
     abbreviations = {(m.group(1) or m.group(2)).casefold() for m in _ABBREVIATION.finditer(text)}
-    tokens = frozenset(w.casefold() for w in _WORD.findall(text))
-    return Words(frozenset(map(stem, content_tokens(text))), frozenset(abbreviations), tokens)
+    stems = frozenset(map(stem, content_tokens(_COMPOUND.sub(r"\1 \2", text))))
+    return Words(stems, frozenset(abbreviations), frozenset(w.casefold() for w in _WORD.findall(text)))
 
 
 def read_question(text: str) -> Question:
+    text = _COMPOUND.sub(r"\1 \2", text)
     glosses = _glosses(text)
     clues = {}
     for word in content_tokens(_GLOSS.sub(" ", text)):
@@ -264,12 +267,15 @@ def _last_run(text: str) -> list[str]:
 
 def _names(text: str) -> tuple[tuple[str, ...], ...]:
     """Runs of capitalized words or words with digits ("Company ABC", "Tool A", "N. G. C. 7619", "ET-4760"), not
-    the question's opening word; a lone letter or stopword ("should I call") is no name."""
+    the question's opening word; a lone letter or stopword ("should I call") is no name. German capitalizes every
+    noun: in a German question only upper-case words and words with digits are names ("EDF", not "Rechnung")."""
     runs: list[list[str]] = []
     previous_end = -1
+    german = not _GERMAN.isdisjoint(_WORD.findall(text))
     for i, match in enumerate(_WORD.finditer(text)):
         word = match.group()
-        capital = (word[:1].isupper() or any(c.isdigit() for c in word)) and not (i == 0 and _is_function(word))
+        capital = word.isupper() if german else word[:1].isupper()
+        capital = (capital or any(c.isdigit() for c in word)) and not (i == 0 and _is_function(word))
         joined = previous_end >= 0 and not text[previous_end : match.start()].strip(" .-&,")  # "SCE&G", "N. G."
         if capital and joined and runs:
             runs[-1].append(word.casefold())
@@ -340,10 +346,8 @@ def _kind_of(text: str, run: list[str]) -> Kind:
         if pattern.search(asked):
             return kind
     head = run[-1] if run else ""  # "late payment charge": a charge, not a payment
-    if head in _AMOUNT_WORDS or (len(head) > 8 and head.endswith(_AMOUNT_ENDS)):
+    if head in _AMOUNT_WORDS:
         return Kind.AMOUNT
-    if len(head) > 7 and head.endswith(_DATE_ENDS):
-        return Kind.DATE
     for kind in (Kind.NUMBER, Kind.DATE, Kind.DURATION):
         if head in _GENERIC[kind].split() or (kind is not Kind.NUMBER and set(run) & set(_GENERIC[kind].split())):
             return kind

@@ -38,6 +38,8 @@ PASSPORT = "us_passport_pix2info_specimen_snake.json"  # labels in English, Fren
         (INE, "¿Cuál es la clave de elector?", "ABPRLL65070516M700", 0),
         (PASSPORT, "¿Cuál es la fecha de caducidad del pasaporte?", "14 OCT 2030", 0),
         (PASSPORT, "Quelle est la date de naissance ?", "05 FEB 1965", 0),
+        (PASSPORT, "Was ist das Geburtsdatum?", "05 FEB 1965", 0),  # a compound, read as its words
+        (PASSPORT, "Wann ist das Ablaufdatum des Reisepasses?", "14 OCT 2030", 0),
     ],
 )
 def test_a_question_in_the_documents_language_finds_its_value(
@@ -47,6 +49,13 @@ def test_a_question_in_the_documents_language_finds_its_value(
     content, pages = answer(path, question)
     assert value in content
     assert pages == [page]
+
+
+def test_german_nouns_are_not_names_but_acronyms_are() -> None:
+    asked = read_question("Was ist der Gesamtbetrag der EDF Rechnung?")
+    assert asked.names == (("edf",),)
+    assert asked.parts[0].kind is Kind.AMOUNT
+    assert read_question("What was the total of Company ABC?").names == (("company", "abc"),)  # English: as before
 
 
 def test_the_french_question_no_longer_reads_quel_as_a_name(docai_dir: Path) -> None:
