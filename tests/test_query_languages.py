@@ -7,6 +7,7 @@ from __future__ import annotations
 import unicodedata
 from pathlib import Path
 
+import orjson
 import pytest
 
 from ingest import build_segments
@@ -151,3 +152,19 @@ def test_two_things_asked_in_french_are_two_parts() -> None:
 @pytest.mark.parametrize(("text", "words"), [("?", False), ("¿¡…!?", False), (" - ", False), ("x", True), ("税", True)])
 def test_has_words(text: str, words: bool) -> None:
     assert has_words(text) is words
+
+
+def test_a_japanese_claim_is_checked_against_its_segment_word_by_word() -> None:
+    """Support compares CJK text by characters and pairs: the wrong segment is named, the right one found."""
+    from ingest import Segment
+
+    invoice = Segment(
+        "d", 0, 0, "paragraph", "請求書\n消費税の合計は1,000円です。\n支払期日は2024年3月1日です。", None, None, None
+    )
+    about = Segment("d", 1, 1, "paragraph", "会社概要と連絡先", None, None, None)
+    claim = "消費税の合計は1,000円です。"
+    for ids, status in ((["d:0"], "cited"), (["d:1"], "matched")):
+        reply = orjson.dumps({"sections": [{"text": claim, "source_ids": ids}]}).decode()
+        metadata = build_answer(reply, context=[invoice, about])["metadata"]
+        assert metadata["sections"][0]["citation_status"] == status
+        assert [(c["segment_id"], c["quote"]["text"]) for c in metadata["citations"]] == [("d:0", claim)]
