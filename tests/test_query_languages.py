@@ -12,7 +12,7 @@ import pytest
 
 from ingest import build_segments
 from query import build_answer
-from query.extractive import extractive_answer
+from query.extractive import extractive_answer, extractive_sections
 from query.fusion import search_terms
 from query.question import Kind, read_question
 from query.terms import content_tokens, embedding_features, has_words, tokens
@@ -168,3 +168,27 @@ def test_a_japanese_claim_is_checked_against_its_segment_word_by_word() -> None:
         metadata = build_answer(reply, context=[invoice, about])["metadata"]
         assert metadata["sections"][0]["citation_status"] == status
         assert [(c["segment_id"], c["quote"]["text"]) for c in metadata["citations"]] == [("d:0", claim)]
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("消費税はいくらですか", "消費税の合計は1,000円です。"),
+        ("支払期日はいつですか？", "支払期日は2024年3月1日です。"),
+        ("税", "消費税の合計は1,000円です。"),
+    ],
+)
+def test_a_japanese_question_finds_its_line(question: str, answer: str) -> None:
+    from ingest import Segment
+
+    invoice = Segment(
+        "d",
+        0,
+        0,
+        "paragraph",
+        "請求書 No. 2024-17\n消費税の合計は1,000円です。\n支払期日は2024年3月1日です。",
+        None,
+        None,
+        None,
+    )
+    assert extractive_sections(question, [invoice]) == [{"text": answer, "source_ids": ["d:0"]}]
