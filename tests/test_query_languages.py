@@ -192,3 +192,25 @@ def test_a_japanese_question_finds_its_line(question: str, answer: str) -> None:
         None,
     )
     assert extractive_sections(question, [invoice]) == [{"text": answer, "source_ids": ["d:0"]}]
+
+
+def test_the_fallbacks_workspace_search_keeps_accents(migrated: str) -> None:
+    """The text-match fallback's workspace tier searches the index with the claim's words as the index spells
+    them: "échéance", not the folded "echeance" the answerer compares."""
+    import uuid
+
+    from ingest import Segment
+    from worker.stores import WorkspaceSegments
+    from worker.stores.postgres import PostgresStore
+
+    store = PostgresStore(migrated, max_size=1)
+    try:
+        workspace = str(uuid.uuid4())
+        document = store.create_document(workspace, "edf.json", "docai/edf.json")
+        segment = Segment(document.id, 0, 0, "paragraph", "Date d'échéance : 28/12/2022", None, None, None)
+        store.replace_segments(document, [segment])
+        found = WorkspaceSegments(store, workspace).candidates("L'échéance est le 28/12/2022.", 5)
+        assert [s.segment_id for s in found] == [segment.segment_id]
+        assert WorkspaceSegments(store, workspace).candidates("Échéance", 5) == [segment]
+    finally:
+        store.close()
