@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 
-from query.terms import QUESTION_WORDS, STOPWORDS, content_tokens, fold, tokens
+from query.terms import QUESTION_CHARS_READ, QUESTION_WORDS, STOPWORDS, content_tokens, fold, tokens
 
 
 class Kind(Enum):
@@ -233,7 +233,7 @@ def words_of(text: str) -> Words:
 
 
 def read_question(text: str) -> Question:
-    text = _COMPOUND.sub(r"\1 \2", text)
+    text = _COMPOUND.sub(r"\1 \2", text[:QUESTION_CHARS_READ])
     glosses = _glosses(text)
     clues = {}
     for word in content_tokens(_GLOSS.sub(" ", text)):

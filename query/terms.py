@@ -48,6 +48,10 @@ _ASKING_WORDS = """what which who whom whose when where why how much many long o
     كم
     什么 多少 哪里 哪个 谁 何时 时候 几 何 いくら いつ 誰 どこ どれ どの どう 무엇 언제 누구 얼마 어디""".split()
 
+# How much of a question is read: past this it is pasted text, and its start says what is asked. (The answerer's
+# work grows with a question's words, and an embedding model has a token limit.)
+QUESTION_CHARS_READ = 2000
+
 _WORD = re.compile(r"\w+")
 # Scripts written without spaces between words (Han, kana, Hangul syllables): a run of them is cut into single
 # characters and adjacent pairs, as the full-text index holds them.

@@ -41,6 +41,14 @@ def test_a_french_question_finds_the_french_total(services, service_home, edf_wo
     assert [(c["page_idx"], c["citation_status"]) for c in payload["metadata"]["citations"]] == [(0, "cited")]
 
 
+def test_a_very_long_question_is_read_by_its_start(services, service_home, edf_workspace: str) -> None:
+    """60,000 characters (a pasted text after the question): answered from its start, like any question."""
+    question = "Quel est le montant total de la facture EDF ? " + "Texte collé sans rapport. " * 2300
+    asked = run(service_env(services, service_home), "ask", question, "--workspace", edf_workspace, "--json")
+    assert asked.returncode == 0, asked.stderr
+    assert orjson.loads(asked.stdout)["content"] == "Montant total: 62,86 € [1]"
+
+
 @pytest.mark.parametrize("question", ["x", "ab", "税", "EDF"])
 def test_short_questions_are_answered(services, service_home, edf_workspace: str, question: str) -> None:
     """Before: LightRAG refused them (RAGQueryTooShortError) and the answer failed with a traceback. Now the

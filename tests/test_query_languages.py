@@ -15,7 +15,7 @@ from query import build_answer
 from query.extractive import extractive_answer, extractive_sections
 from query.fusion import search_terms
 from query.question import Kind, read_question
-from query.terms import content_tokens, embedding_features, has_words, tokens
+from query.terms import QUESTION_CHARS_READ, content_tokens, embedding_features, has_words, tokens
 
 
 def answer(path: Path, question: str) -> tuple[str, list[int]]:
@@ -142,6 +142,12 @@ def test_cjk_text_is_characters_and_pairs_everywhere() -> None:
 )
 def test_the_kind_of_value_asked_in_any_language(question: str, kind: Kind) -> None:
     assert read_question(question).parts[0].kind is kind
+
+
+def test_a_question_is_read_to_its_first_2000_characters() -> None:
+    asked = read_question("Quel est le montant total de la facture EDF ? " + " ".join(f"mot{i}" for i in range(20000)))
+    assert len(asked.text) == QUESTION_CHARS_READ
+    assert asked.parts[0].kind is Kind.AMOUNT and len(asked.clues) < 400
 
 
 def test_two_things_asked_in_french_are_two_parts() -> None:
