@@ -13,8 +13,9 @@ from query.markers import split_sentences
 
 SHORT_LINE = 60  # characters: a line this short, with no label of its own, is labelled by the line above it
 
-_LABEL_LINE = re.compile(r"^[^|:.!?]{2,60}$")  # "AMOUNT DUE", "CUSTOMER SERVICE 24 HOURS A DAY": a label, no value
-_LABELLED = re.compile(r"^[^:]{1,40}:(?:\s|$)")  # "Phone #: (906) …", "Marital Status:": a line with its label
+# "AMOUNT DUE", "CUSTOMER SERVICE 24 HOURS A DAY": a label, no value (CJK text ends sentences with "。", writes "：")
+_LABEL_LINE = re.compile(r"^[^|:.!?。！？：]{2,60}$")
+_LABELLED = re.compile(r"^[^:：]{1,40}(?::(?:\s|$)|：)")  # "Phone #: (906) …", "Marital Status:": a line with its label
 _MONTH_START = re.compile(r"^(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b", re.IGNORECASE)
 _FUNCTION_ENDS = frozenset("a an the and or of to in on at by for with from that which who as".split())
 

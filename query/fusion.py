@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
-from query.terms import informative_words, rarity
+from query.terms import as_indexed, has_cjk, informative_words, rarity, tokens
 
 RRF_K = 60  # the constant of Cormack et al.; a rank-1 hit of one search outweighs a rank-40 hit of both
 MAX_FTS_TERMS = 12
@@ -28,14 +28,17 @@ _POSSESSIVE = re.compile(r"['’]s$")
 def search_terms(question: str, max_terms: int = MAX_FTS_TERMS) -> list[str]:
     """The question's informative tokens for a full-text search: any of them may match, and segments holding
     more (and rarer) of them rank first. Stopwords, question words and single letters are dropped; past
-    `max_terms`, the rarest are kept (numbers and long words). Tokens keep their inner punctuation, so the
-    database parses them as it parsed the indexed text. [] when nothing is left."""
-    tokens: dict[str, None] = {}
-    for match in _TOKEN.finditer(question.casefold()):
+    `max_terms`, the rarest are kept (numbers and long words). Tokens keep their inner punctuation and their
+    accents, lower-cased, so the database parses them as it parsed the indexed text (`simple`); a CJK run gives
+    its characters and adjacent pairs. [] when nothing is left."""
+    found: dict[str, None] = {}
+    for match in _TOKEN.finditer(as_indexed(question)):
         token = _POSSESSIVE.sub("", match.group())
-        if informative_words(token):
-            tokens.setdefault(token, None)
-    ordered = list(tokens)
+        # a CJK run is its characters and their pairs, as the index holds CJK text
+        for term in tokens(token, keep_accents=True) if has_cjk(token) else [token]:
+            if informative_words(term):
+                found.setdefault(term, None)
+    ordered = list(found)
     kept = set(sorted(ordered, key=lambda t: -max(map(rarity, informative_words(t))))[:max_terms])
     return [t for t in ordered if t in kept]
 

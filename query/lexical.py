@@ -9,9 +9,9 @@ import re
 from dataclasses import dataclass
 
 from query.markers import split_sentences
-from query.terms import STOPWORDS
+from query.terms import STOPWORDS, is_cjk
+from query.terms import tokens as _tokens
 
-_WORD = re.compile(r"\w+")
 # A number standing alone ("1889", "12,50", "4.500,00"), not digits inside a word ("f0r" from OCR, "A4").
 _NUMBER = re.compile(r"(?<!\w)\d+(?:[.,]\d+)*(?!\w)")
 _SEPARATOR = re.compile(r"[.,]")
@@ -39,7 +39,8 @@ _LOWER_START = re.compile(r"\n(?=\s*[a-zà-ÿ(])")
 
 
 def words(text: str) -> list[str]:
-    return _WORD.findall(text.casefold())
+    """Case- and accent-folded words; CJK text as characters and adjacent pairs (`query.terms.tokens`)."""
+    return _tokens(text)
 
 
 @functools.lru_cache(maxsize=8192)
@@ -49,7 +50,7 @@ def content_words(text: str) -> frozenset[str]:
 
 
 def _content(text_words: list[str]) -> frozenset[str]:
-    return frozenset(w for w in set(text_words).difference(STOPWORDS) if len(w) >= 3 or w.isdigit())
+    return frozenset(w for w in set(text_words).difference(STOPWORDS) if len(w) >= 3 or w.isdigit() or is_cjk(w))
 
 
 @functools.lru_cache(maxsize=8192)

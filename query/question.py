@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 
-from query.terms import QUESTION_WORDS, STOPWORDS, content_tokens
+from query.terms import QUESTION_CHARS_READ, QUESTION_WORDS, STOPWORDS, content_tokens, fold, tokens
 
 
 class Kind(Enum):
@@ -82,15 +82,22 @@ _ABBREVIATION = re.compile(r"\b([A-Z]{2,4})\b|\b([A-Za-z]{2,4})\.")
 _SUFFIXES = ("ation", "ition", "ment", "ated", "ate", "ing", "ed")
 _PLURAL_KEEPS = ("ss", "us", "is")
 # "and" starts a second part only before a question word or a determiner: "the subtotal and the tax",
-# "how much is due and when is it due", never "license and distribution agreement".
-_SECOND_PART = re.compile(r",?\s+and\s+(?=(?:the|its|their|his|her|what|when|who|where|which|how)\b)", re.IGNORECASE)
+# "how much is due and when is it due", never "license and distribution agreement" (also "et", "y", "und", "e").
+_SECOND_PART = re.compile(
+    r",?\s+(?:and|et|y|und|e)\s+(?=(?:the|its|their|his|her|what|when|who|where|which|how|le|la|les|l['’]|son|sa|ses"
+    r"|quel|quelle|quand|combien|el|los|las|su|sus|qué|cuál|cuándo|cuánto|der|die|das|den|dem|sein|seine|ihr|ihre|was"
+    r"|wann|wie|welche|il|lo|gli|o|os|as)\b)",
+    re.IGNORECASE,
+)
 _GLOSS = re.compile(r"\(([^()]*)\)")
+# Words only a German question holds (lower-case, as written): "Wann ist die Rechnung fällig?".
+_GERMAN = frozenset("der die das dem ist sind wann welche welcher welches wie wer nicht".split())
 _POSSESSIVE = re.compile(r"['’]s\b")
 _DO = frozenset("do does did will would can could should must may might shall".split())
 _BE = frozenset("is are was were be been".split())
 _ROLES = frozenset("to from by for".split())
 _PARTICIPLES = frozenset("made paid born won sold bought sent held built given taken done due drawn written".split())
-# A form's abbreviation or another language's word for a question word (stemmed below).
+# A form's abbreviation or another language's word for a question word (stemmed below); and see _SYNONYMS.
 _ALIASES = {
     "birth": ("dob", "naissance", "nacimiento"),
     "number": ("no", "num", "nr"),
@@ -102,29 +109,89 @@ _ALIASES = {
     "amount": ("amt",),
     "phone": ("tel",),
 }
+# One word in several languages: a question in one finds a document in another, either way.
+_SYNONYMS = (
+    "invoice facture factura rechnung fattura fatura factuur",
+    "amount montant importe betrag importo montante bedrag",
+    "total gesamt totale totaal",
+    "tax taxe tva impuesto iva steuer mwst imposta imposto belasting btw",
+    "date fecha datum",
+    "birth naissance nacimiento geburt nascita nascimento geboorte",
+    "name nom nombre nome naam",
+    "address adresse dirección domicilio indirizzo endereço adres anschrift",
+    "number numéro número nummer numero",
+    "phone téléphone teléfono telefon telefono telefone telefoon",
+    "price prix precio preis prezzo preço prijs",
+    "due échéance vencimiento fällig scadenza vencimento vervaldatum",
+    "expiration expiry caducidad vencimiento ablauf scadenza validade",
+    "issue délivrance expedición emisión ausstellung rilascio emissão afgifte",
+    "passport passeport pasaporte reisepass passaporto passaporte paspoort",
+    "account compte cuenta konto conto conta rekening",
+    "customer client cliente kunde klant",
+    "payment paiement pago zahlung pagamento betaling",
+    "consumption consommation consumo verbrauch verbruik",
+    "period période periodo zeitraum período periode",
+)
 # Per kind, focus words that a value of that kind answers by itself: "date" in "the date of the invoice".
 _GENERIC = {
-    Kind.AMOUNT: "amount cost costs price value sum",
+    Kind.AMOUNT: "amount cost costs price value sum montant coût prix valeur somme importe precio coste costo valor "
+    "suma betrag preis kosten wert summe importo prezzo montante preço bedrag prijs waarde",
     Kind.NUMBER: "number numbers count weight height velocity speed temperature rate power distance size length "
-    "volume usage percentage quantity",
-    Kind.DATE: "date day year time",
-    Kind.DURATION: "period duration time",
-    Kind.NAME: "name company person firm organization organisation business individual party",
-    Kind.PHONE: "phone telephone number call fax",
-    Kind.EMAIL: "email mail address",
+    "volume usage percentage quantity numéro número nummer numero poids peso gewicht quantité cantidad menge "
+    "quantità quantidade hoeveelheid",
+    Kind.DATE: "date day year time fecha datum jour día giorno dia dag année año jahr anno ano jaar",
+    Kind.DURATION: "period duration time durée période duración periodo dauer zeitraum durata duração duur",
+    Kind.NAME: "name company person firm organization organisation business individual party nom société entreprise "
+    "personne nombre empresa persona firma unternehmen nome società azienda pessoa naam bedrijf",
+    Kind.PHONE: "phone telephone number call fax téléphone teléfono telefon telefono telefone telefoon",
+    Kind.EMAIL: "email mail address courriel correo adresse",
 }
+_GENERIC = {kind: " ".join(map(fold, words.split())) for kind, words in _GENERIC.items()}
 _AMOUNT_WORDS = frozenset(
-    "amount total balance price cost costs tax taxes fee fees charge charges paid pay payment subtotal due sum spent "
-    "owed".split()
+    map(
+        fold,
+        "amount total balance price cost costs tax taxes fee fees charge charges paid pay payment subtotal due sum "
+        "spent owed montant prix coût taxe tva solde somme frais importe precio coste costo impuesto iva saldo suma "
+        "pago betrag preis kosten steuer mwst gebühr summe importo prezzo imposta saldo montante preço imposto bedrag "
+        "prijs belasting btw kosten totaal".split(),
+    )
 )
+# German compounds end on the word they are: "Geburtsdatum" is a date ("Datum") of birth ("Geburt"), read as
+# its two words, in questions and texts alike.
+_COMPOUND = re.compile(r"\b(\w{3,}?)(datum|betrag|summe|nummer|preis|kosten|steuer|gebühr|adresse)\b", re.IGNORECASE)
+# (matched on the question case- and accent-folded: "cuándo" is "cuando")
 _ASKS = [
-    (re.compile(r"\bhow much\b"), Kind.AMOUNT),
-    (re.compile(r"\bhow many\b"), Kind.NUMBER),
-    (re.compile(r"\bhow long\b"), Kind.DURATION),
-    (re.compile(r"\bwhen\b|\b(?:what|which) (?:date|year|day)\b|\buntil\b"), Kind.DATE),
-    (re.compile(r"\b(?:tele)?phone\b|\bcall\b|\bfax\b"), Kind.PHONE),
-    (re.compile(r"\be-?mail\b"), Kind.EMAIL),
-    (re.compile(r"\bwho(?:m|se)?\b"), Kind.NAME),
+    (
+        re.compile(r"\bhow long\b|\bcombien de temps\b|\bcuanto tiempo\b|\bwie lange?\b|\bquanto tempo\b|\bhoe lang\b"),
+        Kind.DURATION,
+    ),
+    (
+        re.compile(
+            r"\bhow many\b|\bcombien d(?:e\b|')|\bcuant[oa]s\b|\bwie viele\b|\bquant[ie]\b|\bquant[oa]s\b|几|多少"
+        ),
+        Kind.NUMBER,
+    ),
+    (
+        re.compile(
+            r"\bhow much\b|\bcombien\b|\bcuant[oa]\b|\bwie ?viel\b|\bwie hoch\b|\bquant[oa]\b|\bhoeveel\b"
+            r"|いくら|얼마"
+        ),
+        Kind.AMOUNT,
+    ),
+    (
+        re.compile(
+            r"\bwhen\b|\b(?:what|which) (?:date|year|day)\b|\buntil\b|\bquand\b|\bquel(?:le)? (?:date|jour|annee)\b"
+            r"|\bcuando\b|\b(?:que|cual es la) fecha\b|\bwann\b|\bwelche[sm]? (?:datum|tag|jahr)\b|\bquando\b"
+            r"|\bwanneer\b|متى|いつ|何时|什么时候|언제"
+        ),
+        Kind.DATE,
+    ),
+    (re.compile(r"\b(?:tele)?phone\b|\bcall\b|\bfax\b|\btelefon[eo]?\b|\btelefoon\b|電話|电话|전화"), Kind.PHONE),
+    (re.compile(r"\be-?mail\b|\bcourriel\b|\bcorreo\b"), Kind.EMAIL),
+    (
+        re.compile(r"\bwho(?:m|se)?\b|\bqui\b|\bquien(?:es)?\b|\bwer\b|\bwem\b|\bwessen\b|\bquem\b|谁|誰|누구"),
+        Kind.NAME,
+    ),
     # "which observatory", "which law firm", "what company": a named one
     (re.compile(r"\bwhich\b|\bwhat (?:" + _GENERIC[Kind.NAME].replace(" ", "|") + r"|city|country|town)\b"), Kind.NAME),
 ]
@@ -134,7 +201,7 @@ _ASKS = [
 def stem(word: str) -> str:
     """A light stemmer: "invoiced"/"invoices" -> "invoic", "shipped"/"shipment" -> "ship", "expiration"/"expire"/
     "expiry" -> "expir", "communicated"/"communication" -> "communic"; "licensor" and "licensee" stay apart."""
-    word = word.casefold()
+    word = fold(word)
     if any(char.isdigit() for char in word) or len(word) <= 3:
         return word
     if word.endswith("ies") and len(word) > 5:
@@ -153,15 +220,20 @@ def stem(word: str) -> str:
 
 
 ALIASES = {stem(word): frozenset(map(stem, aliases)) for word, aliases in _ALIASES.items()}
+for _group in _SYNONYMS:
+    _stems = frozenset(map(stem, _group.split()))
+    for _stem in _stems:
+        ALIASES[_stem] = ALIASES.get(_stem, frozenset()) | (_stems - {_stem})
 
 
 def words_of(text: str) -> Words:
     abbreviations = {(m.group(1) or m.group(2)).casefold() for m in _ABBREVIATION.finditer(text)}
-    tokens = frozenset(w.casefold() for w in _WORD.findall(text))
-    return Words(frozenset(map(stem, content_tokens(text))), frozenset(abbreviations), tokens)
+    stems = frozenset(map(stem, content_tokens(_COMPOUND.sub(r"\1 \2", text))))
+    return Words(stems, frozenset(abbreviations), frozenset(w.casefold() for w in _WORD.findall(text)))
 
 
 def read_question(text: str) -> Question:
+    text = _COMPOUND.sub(r"\1 \2", text[:QUESTION_CHARS_READ])
     glosses = _glosses(text)
     clues = {}
     for word in content_tokens(_GLOSS.sub(" ", text)):
@@ -186,7 +258,7 @@ def _glosses(text: str) -> dict[str, set[str]]:
 
 def _last_run(text: str) -> list[str]:
     run: list[str] = []
-    for word in reversed(_WORD.findall(text.casefold())):
+    for word in reversed(tokens(text)):
         if word in STOPWORDS or word in QUESTION_WORDS:
             break
         run.append(word)
@@ -195,12 +267,15 @@ def _last_run(text: str) -> list[str]:
 
 def _names(text: str) -> tuple[tuple[str, ...], ...]:
     """Runs of capitalized words or words with digits ("Company ABC", "Tool A", "N. G. C. 7619", "ET-4760"), not
-    the question's opening word; a lone letter or stopword ("should I call") is no name."""
+    the question's opening word; a lone letter or stopword ("should I call") is no name. German capitalizes every
+    noun: in a German question only upper-case words and words with digits are names ("EDF", not "Rechnung")."""
     runs: list[list[str]] = []
     previous_end = -1
+    german = not _GERMAN.isdisjoint(_WORD.findall(text))
     for i, match in enumerate(_WORD.finditer(text)):
         word = match.group()
-        capital = (word[:1].isupper() or any(c.isdigit() for c in word)) and not (i == 0 and _is_function(word))
+        capital = word.isupper() if german else word[:1].isupper()
+        capital = (capital or any(c.isdigit() for c in word)) and not (i == 0 and _is_function(word))
         joined = previous_end >= 0 and not text[previous_end : match.start()].strip(" .-&,")  # "SCE&G", "N. G."
         if capital and joined and runs:
             runs[-1].append(word.casefold())
@@ -215,7 +290,7 @@ def _is_function(word: str) -> bool:
 
 
 def _read_part(text: str, clues: dict[str, Clue], name_words: set[str]) -> Part:
-    words = _WORD.findall(_POSSESSIVE.sub("", _GLOSS.sub(" ", text)).casefold())
+    words = tokens(_POSSESSIVE.sub("", _GLOSS.sub(" ", text)))
     run = _first_run(words, name_words)
     kind = _kind_of(text, run)
     generic = frozenset(_GENERIC.get(kind, "").split())
@@ -266,7 +341,7 @@ def _closing(text: str, words: list[str]) -> tuple[str | None, str | None]:
 
 
 def _kind_of(text: str, run: list[str]) -> Kind:
-    asked = text.casefold()
+    asked = fold(text)
     for pattern, kind in _ASKS:
         if pattern.search(asked):
             return kind

@@ -19,6 +19,7 @@ _DATE = re.compile(
     rf"|\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b"  # January 17, 1929; May 17 2018; Mar. 9, 2017
     rf"|\b\d{{1,2}}\s+{_MONTH}\s+\d{{2,4}}\b"  # 14 OCT 2030
     rf"|\b{_MONTH}\s+(?:\d{{4}}|\d{{1,2}}\b)"  # October 2019, Apr 17
+    r"|(?<!\d)\d{2,4}年\d{1,2}月(?:\d{1,2}日)?"  # 2024年3月1日
     r"|\b(?:19|20)\d{2}\b",
     re.IGNORECASE,
 )

@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from conftest import REPO, segcite, service_env
 from docai_synth import PageSpec, build_document
 
+from worker.app_actions import workspace_id
 from worker.cli import main
 from worker.cli.demo import DEMO_DOCUMENT
 from worker.cli.text import (
@@ -25,6 +26,7 @@ from worker.cli.text import (
     started_line,
 )
 from worker.embedded import Services, start_redis, stop_redis
+from worker.stores.postgres import PostgresStore
 from worker.stores.rows import DocumentRow
 
 HOME = Path("/srv/segcite-home")
@@ -120,6 +122,10 @@ def test_ask_that_times_out_says_what_it_waited_for(services: Services, database
     home = Path(tempfile.mkdtemp(prefix="segcite-noworker-", dir="/tmp"))
     try:
         env = service_env(Services(start_redis(home), database_without_worker), home)
+        # A workspace with a document: there is something to ask.
+        store = PostgresStore(database_without_worker, max_size=1)
+        store.create_document(workspace_id("lonely"), "unread.json", "docai/unread.json")
+        store.close()
         result = segcite(env, "ask", "Anyone there?", "--workspace", "lonely", "--timeout", "0.5")
     finally:
         stop_redis(home)

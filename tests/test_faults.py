@@ -191,7 +191,7 @@ def test_worker_killed_mid_answer_ends_done_once(env: FaultEnv, fake_llm: FakeOp
     )
     worker = env.worker(SEGCITE_LLM_PROVIDER="openai", OPENAI_BASE_URL=fake_llm.url, OPENAI_API_KEY="sk-x" * 4)
     try:
-        conversation = env.store.create_conversation(str(uuid.uuid4()))
+        conversation = env.store.create_conversation(env.document(pages=1)[0])  # a workspace with a document
         question = env.store.create_message(conversation, "user", "Anything?")
         answer = env.store.create_message(conversation, "assistant", "", reply_to=question.id)
         env.send("segcite.answer_message", answer.id)
@@ -220,7 +220,7 @@ def test_worker_killed_mid_stream_restarts_the_stream_and_publishes_once(env: Fa
     chunks = [reply[i : i + 8] for i in range(0, len(reply), 8)]
     fake_llm.replies.extend([(200, Streamed(chunks, gap=0.05)), (200, Streamed(chunks, gap=0.01))])
     worker = env.worker(SEGCITE_LLM_PROVIDER="openai", OPENAI_BASE_URL=fake_llm.url, OPENAI_API_KEY="sk-x" * 4)
-    conversation = env.store.create_conversation(str(uuid.uuid4()))
+    conversation = env.store.create_conversation(env.document(pages=1)[0])  # a workspace with a document
     listener = Listener(env.services.database_url, f"conversation:{conversation}")
     try:
         question = env.store.create_message(conversation, "user", "Anything?")
@@ -247,7 +247,7 @@ def test_past_the_retry_budget_a_message_fails_instead_of_looping(env: FaultEnv,
         SEGCITE_LLM_PROVIDER="openai", OPENAI_BASE_URL=fake_llm.url, OPENAI_API_KEY="sk-x" * 4, SEGCITE_MAX_RETRIES="3"
     )
     try:
-        conversation = env.store.create_conversation(str(uuid.uuid4()))
+        conversation = env.store.create_conversation(env.document(pages=1)[0])  # a workspace with a document
         question = env.store.create_message(conversation, "user", "Anything?")
         answer = env.store.create_message(conversation, "assistant", "", reply_to=question.id)
         env.send("segcite.answer_message", answer.id)
@@ -569,7 +569,7 @@ def test_work_lost_while_workers_run_is_taken_up_within_a_time_limit(env: FaultE
 def test_broker_restart_during_a_batch(env: FaultEnv) -> None:
     env.worker(concurrency=2)
     try:
-        workspace = str(uuid.uuid4())
+        workspace, _ = env.document(pages=1)  # the questions' workspace holds a document (not sent to ingest)
         documents = [env.document(pages=8, workspace=str(uuid.uuid4()))[1] for _ in range(20)]
         conversation = env.store.create_conversation(workspace)
         messages = []
@@ -602,7 +602,7 @@ def test_a_transient_error_while_the_broker_is_down_is_retried_once_it_is_back(
     fake_llm.replies.extend([(200, FakeOpenAI.completion('{"sections": [{"text": "Answer.", "source_ids": []}]}'))] * 2)
     env.worker(SEGCITE_LLM_PROVIDER="openai", OPENAI_BASE_URL=fake_llm.url, OPENAI_API_KEY="sk-x" * 4)
     try:
-        conversation = env.store.create_conversation(str(uuid.uuid4()))
+        conversation = env.store.create_conversation(env.document(pages=1)[0])  # a workspace with a document
         question = env.store.create_message(conversation, "user", "Anything?")
         answer = env.store.create_message(conversation, "assistant", "", reply_to=question.id)
         env.send("segcite.answer_message", answer.id)

@@ -71,7 +71,9 @@ def _pings(app) -> bool:
 
 
 def ask(app, store: PostgresStore) -> str:
-    conversation = store.create_conversation(str(uuid.uuid4()))
+    workspace = str(uuid.uuid4())
+    store.create_document(workspace, "unread.json", "docai/unread.json")  # not ingested: the model gets no context
+    conversation = store.create_conversation(workspace)
     question = store.create_message(conversation, "user", "What is in my documents?")
     answer = store.create_message(conversation, "assistant", "", reply_to=question.id)
     app.send_task("segcite.answer_message", args=[answer.id])

@@ -15,6 +15,7 @@ import orjson
 
 from ingest import Segment, neutralize_seg_tags, take_seg_tags
 from query import AnswerBuilder, SectionResolver, SegmentSource, build_answer, parse_sections
+from query.terms import has_words
 from worker.errors import PermanentError, TransientError
 from worker.page_images import CitedPageImages
 from worker.retrieval import retrieve_context
@@ -24,6 +25,8 @@ from worker.stores.rows import MESSAGE_FINISHED, MessageRow, MessageStatus, Role
 from worker.streaming import stream_reply
 
 HISTORY_MESSAGES = 8
+# A workspace with no live document at all; one still ingesting, or failed, answers "not found" meanwhile.
+EMPTY_WORKSPACE = "the workspace holds no documents: add one, then ask again"
 
 
 class AnsweredElsewhere(Exception):
@@ -46,6 +49,8 @@ def compute_answer(rt: Runtime, message_id: str, claimant: str | None = None) ->
     question = rt.store.get_message(message.reply_to)
     if question is None:
         raise PermanentError(f"the user message {message.reply_to} this answers does not exist")
+    if not has_words(question.content):
+        raise PermanentError("the question has no words (no letter or digit): ask something")
     # pending -> processing in one statement: of two tasks that both read `pending`, one starts the work.
     if message.status == MessageStatus.PENDING and rt.store.claim_message(message_id) is None:
         message = rt.store.get_message(message_id)
@@ -56,6 +61,8 @@ def compute_answer(rt: Runtime, message_id: str, claimant: str | None = None) ->
     history = rt.store.history(message, HISTORY_MESSAGES)
     workspace = WorkspaceSegments(rt.store, message.workspace_id)
     context = retrieve_context(rt.rag, workspace, question.content, rt.settings.segcite_top_k)
+    if not context and not rt.store.documents(message.workspace_id):  # nothing found, as there is nothing
+        raise PermanentError(EMPTY_WORKSPACE)
     pages = CitedPageImages(rt.store)
     sections = StreamedSections(context, workspace, pages)
     send = _delta_sender(rt, message, restart=rt.streams.start(message_id))

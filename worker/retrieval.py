@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ingest import Segment
 from query.fusion import fuse, search_terms
+from query.terms import QUESTION_CHARS_READ
 from worker.rag import RagStore
 from worker.stores import WorkspaceSegments
 
@@ -19,10 +20,15 @@ CANDIDATES_PER_SLOT = 3
 
 
 def retrieve_context(rag: RagStore, segments: WorkspaceSegments, question: str, top_k: int) -> list[Segment]:
-    """The top K segments for a question, best first. Text, page and box come from `document_segments`."""
+    """The top K segments for a question, best first. Text, page and box come from `document_segments`. A
+    question too short for LightRAG ("税", "ab": it refuses under 3 characters, a CJK one counting 2) is looked
+    up by full-text search alone; a very long one by its start (`QUESTION_CHARS_READ`), as the answerer reads it."""
+    from lightrag.query_validation import meets_min_rag_query_weight
+
     pool = top_k * CANDIDATES_PER_SLOT
-    vector_ids = rag.retrieve(segments.workspace_id, question, pool)
-    full_text = segments.search(search_terms(question), pool)
+    start = question[:QUESTION_CHARS_READ]  # the rest is pasted text (and an embedding model has a token limit)
+    vector_ids = rag.retrieve(segments.workspace_id, start, pool) if meets_min_rag_query_weight(start) else []
+    full_text = segments.search(search_terms(start), pool)
     found = {s.segment_id: s for s in full_text}
     found |= segments.lookup(i for i in vector_ids if i not in found)
     ranked_vector = [i for i in vector_ids if i in found]  # a chunk whose segment is gone is not context

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 import click
 
+from query.terms import has_words
 from worker.cli.errors import INTERRUPTED, UserError
 from worker.cli.options import SECONDS, workspace_option
 from worker.cli.services import announce, open_store
@@ -53,13 +54,19 @@ def ask_question(
 ) -> bool:
     """Ask in a new conversation and print the answer once it is done (its sections as they come with `stream`);
     False when it failed or did not come within `timeout`, said on stderr."""
+    import shlex
+
     from worker.app_actions import MESSAGE_DONE, WaitTimeout, ask, wait_for, workspace_id
     from worker.cli.status import waiting_line
     from worker.cli.text import answer_timeout_line
     from worker.events import Work
 
     with open_store(settings, services) as store:
-        workspace = workspace_id(workspace)
+        name, workspace = workspace, workspace_id(workspace)
+        if not store.documents(workspace):  # nothing to ask (the worker would say so too): no message is written
+            add = f"segcite ingest FILE... --workspace {shlex.quote(name)}"
+            click.echo(f"error: workspace {name!r} holds no documents: add some with `{add}`", err=True)
+            return False
         conversation = store.create_conversation(workspace)
         streamed = stream and _follow_answer(store, services, (workspace, conversation), question, timeout)
         pending = streamed or ask(store, workspace, question, conversation)
@@ -123,6 +130,8 @@ def ask_command(question: str, workspace: str, as_json: bool, timeout: float, st
     and the passage that backs it."""
     if not question.strip():
         raise UserError("the question is empty")
+    if not has_words(question):
+        raise UserError("the question has no words (no letter or digit)")
     if stream and as_json:
         raise UserError("--stream prints the answer as it comes; --json prints the payload once it is done")
     settings = load_settings()

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 from ingest import Segment
-from query.match import content_words
+from query.fusion import search_terms
 from worker.settings import Settings
 from worker.stores.rows import DocumentRow, InboxStat, MessageRow, PageImageRow, Role
 
@@ -109,7 +109,7 @@ class WorkspaceSegments:
         return self.store.segments_by_ids(self.workspace_id, segment_ids)
 
     def candidates(self, text: str, limit: int) -> list[Segment]:
-        return self.search(sorted(content_words(text))[:MAX_SEARCH_TERMS], limit)
+        return self.search(search_terms(text, MAX_SEARCH_TERMS), limit)  # spelled as the index holds them
 
     def search(self, terms: Sequence[str], limit: int) -> list[Segment]:
         """Full-text hits for any of `terms`, ranked (`ts_rank_cd` over the rarest of them), at most `limit`."""
