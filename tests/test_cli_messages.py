@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import orjson
+import psycopg
 import pytest
 from click.testing import CliRunner
 from conftest import REPO, segcite, service_env
@@ -122,10 +123,14 @@ def test_ask_that_times_out_says_what_it_waited_for(services: Services, database
     home = Path(tempfile.mkdtemp(prefix="segcite-noworker-", dir="/tmp"))
     try:
         env = service_env(Services(start_redis(home), database_without_worker), home)
-        # A workspace with a document: there is something to ask.
+        # A workspace with a document (there is something to ask) that is already ingested: the only work
+        # waiting is the question.
         store = PostgresStore(database_without_worker, max_size=1)
-        store.create_document(workspace_id("lonely"), "unread.json", "docai/unread.json")
+        document = store.create_document(workspace_id("lonely"), "unread.json", "docai/unread.json")
+        store.update_document(document.id, status="ingested")
         store.close()
+        with psycopg.connect(database_without_worker, autocommit=True) as conn:
+            conn.execute("delete from segcite_inbox where target = %s", (document.id,))
         result = segcite(env, "ask", "Anyone there?", "--workspace", "lonely", "--timeout", "0.5")
     finally:
         stop_redis(home)
