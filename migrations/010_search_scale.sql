@@ -43,6 +43,19 @@ begin
 end $$;
 create index if not exists document_segments_tsv_idx on document_segments using gin (tsv);
 
+-- Filtered vector search (LightRAG's `WHERE workspace = $1 ORDER BY distance LIMIT k`) returns k whenever the
+-- workspace holds k: pgvector's iterative index scans, as this database's default for every session. The worker
+-- also sets them on LightRAG's connections (worker/rag.py); this default covers connections through a
+-- transaction pooler, which take no session settings. Skipped, with a notice, where the role may not.
+do $$
+begin
+    perform '[1]'::vector;  -- loads pgvector, so its settings are known to ALTER DATABASE
+    execute format('alter database %I set hnsw.iterative_scan = relaxed_order', current_database());
+    execute format('alter database %I set hnsw.ef_search = 100', current_database());
+exception when others then
+    raise notice 'segcite: pgvector defaults not set on this database (%); set them per connection', sqlerrm;
+end $$;
+
 -- Document frequencies, kept by the triggers below; filled from the segments present when first created.
 do $$
 begin

@@ -36,6 +36,12 @@ CHUNK_TOKEN_SIZE = 8000  # segments are at most SEGCITE_MAX_CHARS (<= 8000) char
 NOT_RETRIEVED_KINDS = frozenset({"header", "footer"})
 _PIECE = re.compile(r"\w{1,4}|\s{1,4}|[^\w\s]", re.DOTALL)
 _INIT_LOCK_KEY = 0x5E6C17E0  # any constant of our own; migrations use another
+# Session settings of LightRAG's connections (asyncpg `server_settings`, from POSTGRES_SERVER_SETTINGS), for its
+# filtered vector search `WHERE workspace = $1 ORDER BY distance LIMIT k`: a plain HNSW scan stops after
+# `ef_search` candidates, of which a workspace holding 1% of the table keeps about 1%, so it returns fewer than
+# K. Iterative scans (pgvector >= 0.8) go on until K rows pass the filter (design §4 "Scale"); relaxed order,
+# because LightRAG's rows are ranked again by fusion anyway, and it reaches K sooner than strict order.
+VECTOR_SEARCH_SETTINGS = {"hnsw.iterative_scan": "relaxed_order", "hnsw.ef_search": "100"}
 INIT_LOCK_WAIT = 120.0
 
 
@@ -98,7 +104,16 @@ def postgres_env(database_url: str) -> dict[str, str]:
     }
     if port == "6543":  # Supabase's transaction pooler cannot keep prepared statements
         env["POSTGRES_STATEMENT_CACHE_SIZE"] = "0"
+    else:  # nor session settings (a pooler refuses startup parameters): there, migration 010's database defaults
+        env["POSTGRES_SERVER_SETTINGS"] = server_settings(os.environ.get("POSTGRES_SERVER_SETTINGS", ""))
     return env
+
+
+def server_settings(given: str) -> str:
+    """LightRAG's `key=value&key=value` session settings: the operator's, plus VECTOR_SEARCH_SETTINGS for any
+    key they do not set themselves."""
+    pairs = dict(pair.split("=", 1) for pair in given.split("&") if "=" in pair)
+    return "&".join(f"{key}={value}" for key, value in (VECTOR_SEARCH_SETTINGS | pairs).items())
 
 
 class _QuietLightRAG(logging.Filter):
