@@ -212,7 +212,8 @@ def plain_hnsw_ids(conn: psycopg.Connection, table: str, workspace_id: str, vect
         conn.execute("set local hnsw.iterative_scan = off")
         conn.execute("set local hnsw.ef_search = 40")
         rows = conn.execute(
-            f'select content from "{table}" where workspace = %s order by content_vector <=> %s::vector limit %s',
+            f'select content from "{table}" where workspace = %s '
+            f"order by content_vector <=> %s::{vector_type(conn, table)} limit %s",
             (workspace_name(workspace_id), vector_literal(vector), k),
         ).fetchall()
     return segment_ids_of([{"content": r[0]} for r in rows])
@@ -227,13 +228,24 @@ def vector_literal(vector: np.ndarray) -> str:
     return "[" + ",".join(f"{x:.6g}" for x in vector) + "]"
 
 
+def vector_type(conn: psycopg.Connection, table: str) -> str:
+    """`vector` or `halfvec`: what LightRAG made the column (POSTGRES_VECTOR_INDEX_TYPE)."""
+    row = conn.execute(
+        "select t.typname from pg_attribute a join pg_type t on t.oid = a.atttypid "
+        "where a.attrelid = %s::regclass and a.attname = 'content_vector'",
+        (table,),
+    ).fetchone()
+    return row[0]
+
+
 def exact_cutoff(conn: psycopg.Connection, table: str, workspace_id: str, vector: np.ndarray, k: int) -> float | None:
     """The K-th smallest cosine distance in the workspace, by a sequential scan (no index): the exact answer."""
     with conn.transaction():
         conn.execute("set local enable_indexscan = off")
         conn.execute("set local enable_bitmapscan = off")
         rows = conn.execute(
-            f'select content_vector <=> %s::vector from "{table}" where workspace = %s order by 1 limit %s',
+            f'select content_vector <=> %s::{vector_type(conn, table)} from "{table}" '
+            "where workspace = %s order by 1 limit %s",
             (vector_literal(vector), workspace_name(workspace_id), k),
         ).fetchall()
     return rows[-1][0] if len(rows) == k else None
@@ -246,7 +258,7 @@ def recall(
     feature with a segment is at distance 1 from it), so "among" means: no farther than the exact K-th."""
     pairs = [(d, int(i)) for d, _, i in (f.rpartition(":") for f in found)]
     rows = conn.execute(
-        f'select content_vector <=> %s::vector from "{table}" where workspace = %s '
+        f'select content_vector <=> %s::{vector_type(conn, table)} from "{table}" where workspace = %s '
         "and (full_doc_id, chunk_order_index) in (select * from unnest(%s::text[], %s::int[]))",
         (vector_literal(vector), workspace_name(workspace_id), [d for d, _ in pairs], [i for _, i in pairs]),
     ).fetchall()

@@ -6,8 +6,8 @@
 -- - document frequencies are kept at ingest, by statement triggers on `document_segments`:
 --   `segcite_term_stats(workspace_id, term, df)` and `segcite_workspace_stats(workspace_id, segments)`.
 -- - the search ranks a bounded candidate set: every match of the rarest terms while their summed df stays
---   under a budget (exact), plus at most a budget of matches of the commoner terms; the 16 rarest terms that
---   occur score a segment by summed idf (rare words still win), `ts_rank_cd` breaks ties. The query is at most
+--   under a budget (exact), plus at most a budget of matches of the commoner terms; of the first 1024 terms
+--   given (each cut to 256 characters), the 16 rarest that occur score a segment by summed idf (rare words still win), `ts_rank_cd` breaks ties. The query is at most
 --   16 terms whatever the question's length, so tsquery's stack is never at risk.
 -- Idempotent; plain PostgreSQL >= 15 and Supabase.
 
@@ -185,7 +185,7 @@ begin
     end if;
     -- A term's df is its rarest lexeme's (a term such as "ET-4760" parses into several, all required).
     with given as (
-        select distinct left(t, 256) as t from unnest(p_terms[1:256]) as t where t is not null
+        select distinct left(t, 256) as t from unnest(p_terms[1:1024]) as t where t is not null
     ), term as (
         select plainto_tsquery('simple', given.t) as q,
                tsvector_to_array(to_tsvector('simple', given.t)) as lexemes
