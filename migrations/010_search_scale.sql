@@ -237,8 +237,8 @@ end $$;
 alter table segcite_term_stats enable row level security;
 alter table segcite_workspace_stats enable row level security;
 revoke all on table segcite_term_stats, segcite_workspace_stats from public;
-revoke execute on function segcite_search_segments(uuid, text[], integer),
-    segcite_count_segments_in(), segcite_count_segments_out(), segcite_count_segments_changed() from public;
+revoke execute on function segcite_search_segments(uuid, text[], integer), segcite_cjk_grams(text),
+    segcite_segment_tsv(text), segcite_count_segments_in(), segcite_count_segments_out(), segcite_count_segments_changed() from public;
 do $$
 declare
     api_role text;
@@ -246,7 +246,8 @@ begin
     for api_role in select rolname from pg_roles where rolname in ('anon', 'authenticated') loop
         execute format('revoke all on table segcite_term_stats, segcite_workspace_stats from %I', api_role);
         execute format(
-            'revoke execute on function segcite_search_segments(uuid, text[], integer), '
+            'revoke execute on function segcite_search_segments(uuid, text[], integer), segcite_cjk_grams(text), '
+            'segcite_segment_tsv(text), '
             'segcite_count_segments_in(), segcite_count_segments_out(), segcite_count_segments_changed() from %I',
             api_role);
     end loop;
@@ -254,5 +255,7 @@ begin
     if exists (select 1 from pg_roles where rolname = 'service_role') then
         grant select on table segcite_term_stats, segcite_workspace_stats to service_role;
         grant execute on function segcite_search_segments(uuid, text[], integer) to service_role;
+        -- and writes segments, whose indexed column is computed as the writer
+        grant execute on function segcite_cjk_grams(text), segcite_segment_tsv(text) to service_role;
     end if;
 end $$;
