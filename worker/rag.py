@@ -32,9 +32,9 @@ from worker.tenancy import secure_internal_tables_async
 # segment (tagged_text cannot produce it; it is removed from segment text before joining).
 SEPARATOR = "\n\u241e\n"
 CHUNK_TOKEN_SIZE = 8000  # segments are at most SEGCITE_MAX_CHARS (<= 8000) characters: never re-split
-# Texts per embedding request, and requests in flight: a 1000-segment document is 16 requests, 2 rounds. A
+# Texts per embedding request, and requests in flight: a 1000-segment document is 32 requests, 4 rounds. A
 # segment is at most 8000 characters (~2000 tokens), so a batch stays far below a provider's request limit.
-EMBEDDING_BATCH = 64
+EMBEDDING_BATCH = 32
 EMBEDDING_REQUESTS_IN_FLIGHT = 8
 # Page furniture (design §3): stored with the document, never sent to the RAG store.
 NOT_RETRIEVED_KINDS = frozenset({"header", "footer"})
