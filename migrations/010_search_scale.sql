@@ -9,10 +9,11 @@
 --   under a budget (exact), plus at most a budget of matches of the commoner terms; of the first 1024 terms
 --   given (each cut to 256 characters), the 16 rarest that occur score a segment by summed idf (rare words still win), `ts_rank_cd` breaks ties. The query is at most
 --   16 terms whatever the question's length, so tsquery's stack is never at risk.
--- Idempotent; plain PostgreSQL >= 15 and Supabase.
+-- Every function has a fixed search_path (Supabase's lint 0011); the terms' OR is built as tsquery text, not by
+-- 005's aggregate (migration 008 drops it). Idempotent; plain PostgreSQL >= 15 and Supabase.
 
 create or replace function segcite_cjk_grams(p_text text) returns text
-    language sql immutable strict parallel safe
+    language sql immutable strict parallel safe set search_path = pg_catalog, public, pg_temp
 as $$
     -- Every CJK character and every adjacent pair of a run (Hiragana, Katakana, Han, Hangul), space-separated.
     select coalesce(string_agg(
@@ -24,7 +25,7 @@ as $$
 $$;
 
 create or replace function segcite_segment_tsv(p_text text) returns tsvector
-    language sql immutable strict parallel safe
+    language sql immutable strict parallel safe set search_path = pg_catalog, public, pg_temp
 as $$
     select to_tsvector('simple', p_text) || to_tsvector('simple', segcite_cjk_grams(p_text))
 $$;
@@ -85,7 +86,7 @@ end $$;
 -- Security definer: whoever may write segments keeps the counts, without rights on the stats tables.
 -- Keys are written in order, so two statements never wait on each other's rows crosswise.
 create or replace function segcite_count_segments_in() returns trigger
-    language plpgsql security definer set search_path from current
+    language plpgsql security definer set search_path = pg_catalog, public, pg_temp
 as $$
 begin
     insert into segcite_term_stats as st (workspace_id, term, df)
@@ -100,7 +101,7 @@ begin
 end $$;
 
 create or replace function segcite_count_segments_out() returns trigger
-    language plpgsql security definer set search_path from current
+    language plpgsql security definer set search_path = pg_catalog, public, pg_temp
 as $$
 begin
     with gone as (
@@ -121,7 +122,7 @@ begin
 end $$;
 
 create or replace function segcite_count_segments_changed() returns trigger
-    language plpgsql security definer set search_path from current
+    language plpgsql security definer set search_path = pg_catalog, public, pg_temp
 as $$
 begin
     -- An update is the old rows out, then the new rows in (text or workspace may have changed).
@@ -165,6 +166,7 @@ create or replace trigger segcite_segments_changed after update on document_segm
 create or replace function segcite_search_segments(p_workspace uuid, p_terms text[], p_limit integer)
 returns setof document_segments
 language plpgsql stable
+set search_path = pg_catalog, public, pg_temp
 as $$
 declare
     budget constant integer := 2000;
@@ -212,7 +214,8 @@ begin
     end loop;
     if exact > 0 then
         candidates := 'select document_id, segment_index from document_segments '
-                      'where workspace_id = $1 and tsv @@ (select segcite_tsquery_or(q) from unnest($2[1:$3]) q)';
+                      'where workspace_id = $1 and tsv @@ (select string_agg(''('' || q::text || '')'', '' | '')::tsquery '
+                      'from unnest($2[1:$3]) as q)';
     end if;
     if exact < cardinality(queries) then
         candidates := concat_ws(' union ', nullif(candidates, ''),
@@ -228,7 +231,8 @@ begin
         'select s.* from document_segments s join (%s) c using (document_id, segment_index) '
         'cross join lateral (select sum(x.idf) as score from unnest($2, $4) as x(q, idf) where s.tsv @@ x.q) r '
         'where s.workspace_id = $1 '
-        'order by r.score desc nulls last, ts_rank_cd(s.tsv, (select segcite_tsquery_or(q) from unnest($2) q)) desc, '
+        'order by r.score desc nulls last, '
+        'ts_rank_cd(s.tsv, (select string_agg(''('' || q::text || '')'', '' | '')::tsquery from unnest($2) as q)) desc, '
         's.document_id, s.segment_index limit $5', candidates)
     using p_workspace, queries, exact, weights, least(p_limit, 1000);
 end $$;
