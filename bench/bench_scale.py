@@ -318,7 +318,7 @@ def measure_retrieval(rt: Runtime, database_url: str, spaces: list[Workspace], q
                 question = questions_for(space, text, queries)[round_number // len(chosen)]
                 source = WorkspaceSegments(rt.store, space.id)
                 start = time.perf_counter()
-                found = rt.rag.retrieve(space.id, question, pool)
+                rt.rag.retrieve(space.id, question, pool)
                 vector_t.append(time.perf_counter() - start)
                 start = time.perf_counter()
                 source.search(search_terms(question), pool)
@@ -342,7 +342,6 @@ def measure_retrieval(rt: Runtime, database_url: str, spaces: list[Workspace], q
                     recalls.append(recall(conn, table, space.id, vector, approximate, cutoff))
                     plain = plain_hnsw_ids(conn, table, space.id, vector, RECALL_K)
                     plain_recalls.append(recall(conn, table, space.id, vector, plain, cutoff))
-                del found
             rows.append(
                 {
                     "workspace": label,
