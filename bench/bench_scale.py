@@ -223,10 +223,13 @@ OLD_SEARCH = "segcite_search_segments_005"
 
 
 def install_old_search(conn: psycopg.Connection) -> None:
-    """Migration 005's search under another name, to time it beside the current one on the same data."""
+    """Migration 005's search (and its aggregate, which later migrations drop) under other names, to time it beside
+    the current one on the same data."""
     sql = (REPO / "migrations" / "005_segment_search.sql").read_text()
-    body = sql[sql.index("create or replace function segcite_search_segments") : sql.index("revoke execute")]
-    conn.execute(body.replace("segcite_search_segments(", f"{OLD_SEARCH}("))
+    body = sql[sql.index("create or replace aggregate") : sql.index("revoke execute")]
+    conn.execute(
+        body.replace("segcite_tsquery_or(", f"{OLD_SEARCH}_or(").replace("segcite_search_segments(", f"{OLD_SEARCH}(")
+    )
 
 
 def plain_hnsw_ids(conn: psycopg.Connection, table: str, workspace_id: str, vector: np.ndarray, k: int) -> list[str]:
@@ -364,6 +367,7 @@ def measure_retrieval(rt: Runtime, database_url: str, spaces: list[Workspace], q
                 }
             )
         conn.execute(f"drop function {OLD_SEARCH}(uuid, text[], integer)")
+        conn.execute(f"drop aggregate {OLD_SEARCH}_or(tsquery)")
     return rows
 
 
