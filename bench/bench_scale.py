@@ -440,7 +440,6 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(line, file=sys.stderr, flush=True)
 
     home = Path(tempfile.mkdtemp(prefix="sc-scale-", dir="/tmp"))
-    embedded = not args.database_url
     database_url = args.database_url or start_postgres(home)
     redis_url = args.redis_url or start_redis(home)
     apply_migrations(database_url)
@@ -485,8 +484,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     finally:
         if rt is not None:
             rt.close()
-        if embedded:
+        if not args.redis_url:
             stop_redis(home)
+        if not args.database_url:
             stop_postgres(home)
     if not args.ingest_only:
         print(f"N = {report['n']} segments, built in {report['build_seconds']:.0f} s")
