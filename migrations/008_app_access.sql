@@ -2,8 +2,8 @@
 -- the same migrations are right whether Supabase grants the Data API roles everything on new objects in
 -- `public` (older setups) or nothing (every project since 2026-10-30).
 -- Everywhere: `created_by` columns, and a fixed search_path on functions of earlier migrations (Supabase's
--- linter, lint 0011, warns on any function without one; an aggregate cannot carry one, so the search function
--- no longer uses one). Where the Supabase roles exist: `service_role` gets what the workers do through
+-- linter, lint 0011, warns on any function without one; an aggregate cannot carry one, so it goes,
+-- and 010's search does without). Where the Supabase roles exist: `service_role` gets what the workers do through
 -- PostgREST. Where Supabase's `auth` schema exists: `authenticated` may open conversations, ask (its own
 -- question and a pending, empty reply), register documents under its workspace's key prefix and mark them
 -- `deleting` (RLS policies + column grants), directly or through 4 SECURITY INVOKER RPCs; limits on questions.
@@ -15,40 +15,8 @@ alter table documents add column if not exists created_by uuid;
 
 alter function segcite_touch_updated_at() set search_path = pg_catalog, pg_temp;
 
--- 005's search, unchanged in what it returns; the terms' OR is built by string_agg over tsquery text (which
--- reads back as the same tsquery) instead of the custom aggregate.
-create or replace function segcite_search_segments(p_workspace uuid, p_terms text[], p_limit integer)
-returns setof document_segments
-language sql stable
-set search_path = pg_catalog, public, pg_temp
-as $$
-    with term as (
-        select plainto_tsquery('simple', t) as q from (select distinct t from unnest(p_terms) as t) as given
-    ), counted as (
-        select term.q, (
-            select count(*) from (
-                select 1 from document_segments s where s.workspace_id = p_workspace and s.tsv @@ term.q limit 1000
-            ) as hits) as hits
-        from term
-        where numnode(term.q) > 0
-    ), segments as (
-        select count(*) as n from document_segments s where s.workspace_id = p_workspace
-    ), chosen as (
-        select counted.q, ln(1 + segments.n::float8 / counted.hits) as idf
-        from counted, segments
-        where counted.hits > 0
-        order by counted.hits, counted.q::text
-        limit 16
-    ), query as (
-        select string_agg('(' || chosen.q::text || ')', ' | ')::tsquery as q from chosen
-    )
-    select s.*
-    from document_segments s, query
-    where query.q is not null and s.workspace_id = p_workspace and s.tsv @@ query.q
-    order by (select sum(chosen.idf) from chosen where s.tsv @@ chosen.q) desc,
-             ts_rank_cd(s.tsv, query.q) desc, s.document_id, s.segment_index
-    limit p_limit
-$$;
+-- 005's search used a custom aggregate, which cannot carry a search_path; 010_search_scale.sql replaces the
+-- search with one that needs none.
 drop aggregate if exists segcite_tsquery_or(tsquery);
 
 -- service_role: what the workers do through PostgREST with the `supabase` store, and the inbox's polling RPCs.

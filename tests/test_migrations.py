@@ -189,6 +189,8 @@ def test_supabase_parts_apply_where_supabase_pieces_exist(fresh_database: str) -
         "messages",
         "segcite_inbox",  # the inbox (007_inbox.sql): RLS with no policy, only the workers take from it
         "segcite_migrations",  # the log too: RLS with no policy (004_tenancy.sql)
+        "segcite_term_stats",  # search statistics (010_search_scale.sql): RLS with no policy, internal
+        "segcite_workspace_stats",
         "workspace_members",
     ]
 

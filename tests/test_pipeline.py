@@ -269,7 +269,7 @@ def test_a_short_invoice_beside_long_prose_answers_its_amount_question(celery_wo
 
 
 def test_embedding_moves_progress_per_batch(celery_worker, store, objects, migrated, tmp_path) -> None:
-    """Progress is published while the chunks are embedded (LightRAG embeds 10 at a time), not only per status."""
+    """Progress is published while the chunks are embedded (32 at a time, worker/rag.py), not only per status."""
     from worker.documents import EMBEDDED_AT, STORED_AT
 
     workspace = workspace_id(f"progress-{uuid.uuid4()}")

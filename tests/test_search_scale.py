@@ -1,0 +1,104 @@
+"""Full-text search at scale (migrations/010_search_scale.sql, design §4 "Scale") on a real PostgreSQL: the
+document frequencies kept at ingest, the bounded candidate set, CJK text and questions of any length."""
+
+from __future__ import annotations
+
+import uuid
+
+import psycopg
+import pytest
+
+from ingest import Segment
+from worker.stores.postgres import PostgresStore
+
+
+@pytest.fixture
+def store(migrated: str):
+    store = PostgresStore(migrated, max_size=1)
+    yield store
+    store.close()
+
+
+def segments(document_id: str, texts: list[str]) -> list[Segment]:
+    return [Segment(document_id, i, 0, "paragraph", text, None, None, None) for i, text in enumerate(texts)]
+
+
+def kept_and_true_counts(database_url: str, workspace: str) -> tuple[dict, dict, int | None, int]:
+    """The kept document frequencies and segment count of a workspace, and the same counted from its rows."""
+    with psycopg.connect(database_url) as conn:
+        kept = dict(conn.execute("select term, df from segcite_term_stats where workspace_id = %s", (workspace,)))
+        true = dict(
+            conn.execute(
+                "select t, count(*) from document_segments s, unnest(tsvector_to_array(s.tsv)) as t "
+                "where s.workspace_id = %s group by t",
+                (workspace,),
+            )
+        )
+        row = conn.execute("select segments from segcite_workspace_stats where workspace_id = %s", (workspace,))
+        segments_kept = (row.fetchone() or [None])[0]
+        segments_true = conn.execute(
+            "select count(*) from document_segments where workspace_id = %s", (workspace,)
+        ).fetchone()[0]
+    return kept, true, segments_kept, segments_true
+
+
+def test_document_frequencies_follow_every_insert_replace_update_and_delete(store, migrated: str) -> None:
+    workspace = str(uuid.uuid4())
+    first = store.create_document(workspace, "a.json", "docai/a.json")
+    second = store.create_document(workspace, "b.json", "docai/b.json")
+    store.replace_segments(first, segments(first.id, ["Alpha beta gamma.", "Alpha delta.", "Beta beta epsilon."]))
+    store.replace_segments(second, segments(second.id, ["Alpha zeta.", "東京都に本社"]))
+    kept, true, count, rows = kept_and_true_counts(migrated, workspace)
+    assert kept == true and kept["alpha"] == 3 and kept["beta"] == 2 and count == rows == 5
+
+    store.replace_segments(first, segments(first.id, ["Gamma only."]))  # fewer segments, other words
+    kept, true, count, rows = kept_and_true_counts(migrated, workspace)
+    assert kept == true and kept["alpha"] == 1 and "beta" not in kept and count == rows == 3
+
+    with psycopg.connect(migrated) as conn:  # an update is the old row out, the new one in
+        conn.execute("update document_segments set text = 'Omega omega.' where document_id = %s", (second.id,))
+    kept, true, count, rows = kept_and_true_counts(migrated, workspace)
+    assert kept == true and kept == {"gamma": 1, "only": 1, "omega": 2} and count == rows == 3
+
+    store.delete_segments(first.id)
+    with psycopg.connect(migrated) as conn:  # a document's rows go with it (on delete cascade)
+        conn.execute("delete from documents where id = %s", (second.id,))
+    assert kept_and_true_counts(migrated, workspace) == ({}, {}, None, 0)
+
+
+def test_a_rare_word_wins_and_common_words_stay_bounded(store) -> None:
+    """Past the candidate budget (2000 matches) a common word is only sampled, yet the segment holding the rare
+    word comes first, and segments holding both common words outrank those holding one."""
+    workspace = str(uuid.uuid4())
+    document = store.create_document(workspace, "a.json", "docai/a.json")
+    texts = ["Alpha report line."] * 2100 + ["Beta report line."] * 2100 + ["Alpha and beta together."] * 3
+    texts.append("Zebra alpha entry.")
+    store.replace_segments(document, segments(document.id, texts))
+    found = store.search_segments(workspace, ["alpha", "beta", "zebra"], 5)
+    assert [s.segment_index for s in found][:1] == [4203]
+    assert {s.segment_index for s in found[1:4]} == {4200, 4201, 4202}
+    assert len(store.search_segments(workspace, ["alpha"], 50)) == 50
+    assert len(store.search_segments(workspace, ["report", "line"], 10)) == 10
+
+
+def test_cjk_text_matches_single_characters_and_adjacent_pairs(store) -> None:
+    workspace = str(uuid.uuid4())
+    document = store.create_document(workspace, "a.json", "docai/a.json")
+    texts = ["弊社は東京都に本社を置く。", "大阪の支店は三つある。", "매출은 증가했습니다", "Plain English text."]
+    store.replace_segments(document, segments(document.id, texts))
+    assert [s.segment_index for s in store.search_segments(workspace, ["東", "京", "東京"], 3)] == [0]
+    assert [s.segment_index for s in store.search_segments(workspace, ["京都"], 3)] == [0]  # inside 東京都
+    assert [s.segment_index for s in store.search_segments(workspace, ["支店"], 3)] == [1]
+    assert [s.segment_index for s in store.search_segments(workspace, ["매출은"], 3)] == [2]
+    assert [s.segment_index for s in store.search_segments(workspace, ["english"], 3)] == [3]
+
+
+def test_a_question_of_any_length_or_script_never_breaks_the_search(store) -> None:
+    workspace = str(uuid.uuid4())
+    document = store.create_document(workspace, "a.json", "docai/a.json")
+    store.replace_segments(document, segments(document.id, ["The invoice total is 140 euros.", "Other text."]))
+    noise = ["&|!", "(", "':*", "<->", "", "x" * 3000, "東京", "Ωμέγα"] + [f"word{i}" for i in range(5000)]
+    found = store.search_segments(workspace, [*noise[:500], "invoice", *noise[500:]], 3)
+    assert [s.segment_index for s in found] == [0]  # the first 1024 distinct terms are considered
+    assert store.search_segments(workspace, ["&|!", "!!", "<->"], 3) == []
+    assert store.search_segments(str(uuid.uuid4()), ["invoice"], 3) == []  # a workspace with nothing
