@@ -113,8 +113,8 @@ class _Judge:
         if not self.asks_here(part, candidate, self.words(f"{candidate.text}\n{candidate.header}")):
             return None
         values = value_spans(part.kind, candidate.text, self.known, {c.word for c in part.focus})
-        if not values:
-            return None
+        if not values or (candidate.text.endswith(":") and not self.asks_rate(part)):
+            return None  # a bare label ("Tax (10%):") answers only a question about the rate in it
         # a row is copied whole; an untyped answer has no value to cut the sentence to
         cut = not candidate.row and part.kind is not Kind.ANY
         text = answering_clause(candidate.text, self.anchors(part, candidate), values) if cut else candidate.text
@@ -173,9 +173,12 @@ class _Judge:
             return True
         return part.kind in SHAPES and any(label.holds(c) for c in self.asked.clues)
 
+    def asks_rate(self, part: Part) -> bool:
+        return any(c.word in PERCENT_WORDS for c in part.focus)
+
     def in_unit(self, part: Part, text: str) -> bool:
         """An amount in money or a percentage, a rate as a percentage: "$140.00" rather than a bare count."""
-        if any(c.word in PERCENT_WORDS for c in part.focus):
+        if self.asks_rate(part):
             return "%" in text
         return part.kind is Kind.AMOUNT and is_money(text)
 
