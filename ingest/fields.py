@@ -92,7 +92,9 @@ def _form_field(form_field: FormField, page: Page, shard: Shard) -> tuple[Part, 
     """`(name part, value part, runs)`; None without a name or a value."""
     name_runs, value_runs = _runs(_anchor(form_field.name), shard), _runs(_anchor(form_field.value), shard)
     name = _clean(_text(name_runs, shard)).strip(": ")
-    value = _clean(_text(value_runs, shard)) or CHECKBOX_VALUES.get(form_field.valueType or form_field.value_type, "")
+    # A check box's value is its state, whatever mark was read for it ("✔", or nothing).
+    checkbox = CHECKBOX_VALUES.get(form_field.valueType or form_field.value_type)
+    value = checkbox or _clean(_text(value_runs, shard))
     if not name or not value:
         return None
     name_part = (name, layout_box(form_field.name, page))

@@ -73,6 +73,13 @@ def distinct_texts(segment_ids: Iterable[str], texts: Mapping[str, str]) -> list
     return kept
 
 
+def duplicate_key(kind: str, text: str) -> str:
+    """What `distinct_texts` compares for a segment: its text, and whether it is a field. A field (`Balance Due:
+    $4,647.68`) repeats other segments' words by design (design §3), so it is a duplicate only of another field,
+    and a paragraph only of another segment that is not one."""
+    return f"field\x00{text}" if kind == "field" else text
+
+
 def fuse(rankings: Sequence[Sequence[str]], texts: Mapping[str, str], top_k: int, k: int = RRF_K) -> list[str]:
     """The context ids: rankings fused, repeated texts dropped, at most `top_k`."""
     return distinct_texts(reciprocal_rank_fusion(rankings, k), texts)[:top_k]
