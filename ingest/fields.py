@@ -29,15 +29,15 @@ ACRONYMS = frozenset({"vat", "id", "iban", "bic", "swift", "po", "dob", "ssn", "
 
 def field_segments(shards: list[Shard], document_id: str, first_index: int) -> list[Segment]:
     """The fields of a document's shards by page (on each page its form fields, then its entities), numbered
-    from `first_index`; one segment per distinct (page, text)."""
+    from `first_index`; one segment per distinct text, on the first page that has it."""
     out: list[Segment] = []
-    seen: set[tuple[int, str]] = set()
+    seen: set[str] = set()
 
     def add(page_idx: int, label: Part, parts: list[Part], runs: list[Run], shard: Shard) -> None:
         text, lines = _join(label, parts)
-        if (page_idx, text) in seen:
-            return
-        seen.add((page_idx, text))
+        if text in seen:
+            return  # a form repeated on every page (a 48-page invoice of one page): its fields once, where first
+        seen.add(text)
         start = min((a for a, _ in runs), default=None)
         end = max((b for _, b in runs), default=None)
         offset = shard.text_offset

@@ -89,14 +89,18 @@ def test_fields_of_shards_are_on_their_own_pages(docai_dir: Path) -> None:
     first = next(s.segment_index for s in fields)
     assert first == 144 and all(s.kind == "field" for s in segments[first:])
     assert [s.page_idx for s in fields] == sorted(s.page_idx for s in fields)
-    balance = [s for s in fields if s.text == "BALANCE DUE: $2140.00"]
-    assert [s.page_idx for s in balance] == list(range(48))
-    assert line_texts(balance[0]) == ["BALANCE DUE", "$2140.00"]
+    # The same form on every page: each field once, on the first page that has it (48 copies of the page's
+    # paragraphs are the document; 48 copies of its fields would only crowd retrieval).
+    assert len({s.text for s in fields}) == len(fields)
+    [balance] = [s for s in fields if s.text == "BALANCE DUE: $2140.00"]
+    assert balance.page_idx == 0 and line_texts(balance) == ["BALANCE DUE", "$2140.00"]
     text = "".join(orjson.loads(f)["text"] for f in files)
-    for field in balance:  # offsets are global: the page's own "BALANCE DUE" and value
-        assert text[field.char_start : field.char_end].split() == ["BALANCE", "DUE", "$2140.00"]
-    totals = [s for s in fields if s.text == "Total amount: 2140.00"]
-    assert totals and all(text[s.char_start : s.char_end] == "2140.00" for s in totals)
+    assert text[balance.char_start : balance.char_end].split() == ["BALANCE", "DUE", "$2140.00"]
+    # An entity of a later shard: its page reference indexes that shard's pages, its anchor that shard's text.
+    later = [s for s in fields if s.page_idx >= 10]
+    assert later, "the later shards' entities that differ from the first's"
+    for field in later:  # (every page of this invoice is 435 characters long)
+        assert text[field.char_start : field.char_end] in field.text and field.char_start // 435 == field.page_idx
     # Same input in any shard order -> same fields.
     again = build_segments(list(reversed(files)), "inv")
     assert [s.to_dict() for s in again] == [s.to_dict() for s in segments]
