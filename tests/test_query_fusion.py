@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from query.fusion import RRF_K, distinct_texts, fuse, reciprocal_rank_fusion, search_terms
+from query.fusion import RRF_K, distinct_texts, duplicate_key, fuse, reciprocal_rank_fusion, search_terms
 
 
 def test_rrf_sums_reciprocal_ranks_across_rankings():
@@ -36,6 +36,19 @@ def test_rrf_of_nothing_is_empty():
 def test_distinct_texts_drops_whitespace_equal_repeats_of_a_better_ranked_text():
     texts = {"d1:0": "Tax | $140.00\nTotal", "d2:0": "Tax |  $140.00 Total ", "d3:0": "Tax | $141.00", "d4:1": "x"}
     assert distinct_texts(["d1:0", "d2:0", "d3:0", "d4:1"], texts) == ["d1:0", "d3:0", "d4:1"]
+
+
+def test_a_field_repeats_only_another_field():
+    """A field (`Balance Due: $4,647.68`) holds the words of the paragraph it was read from: both stay in the
+    context; a second copy of the field does not (design §3 "Fields")."""
+    segments = [
+        ("inv:0", "paragraph", "Balance Due:\n$4,647.68"),
+        ("inv:7", "field", "Balance Due: $4,647.68"),
+        ("inv:9", "field", "Balance Due:  $4,647.68"),
+        ("inv:2", "paragraph", "Balance Due: $4,647.68"),
+    ]
+    texts = {i: duplicate_key(kind, text) for i, kind, text in segments}
+    assert distinct_texts([i for i, _, _ in segments], texts) == ["inv:0", "inv:7"]
 
 
 def test_distinct_texts_keeps_ids_without_a_known_text():
