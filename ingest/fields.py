@@ -44,7 +44,7 @@ def field_segments(shards: list[Shard], document_id: str, first_index: int) -> l
         out.append(
             Segment(
                 document_id,
-                first_index + len(out),
+                0,  # numbered once sorted by page, below
                 page_idx,
                 "field",
                 text,
