@@ -13,6 +13,8 @@ left out rather than refusing the document.
 
 from __future__ import annotations
 
+import functools
+
 import msgspec
 
 from ingest.geometry import box, layout_box, poly_extent, union
@@ -103,6 +105,8 @@ def _form_field(form_field: FormField, page: Page, shard: Shard) -> tuple[Part, 
 
 def _entity(entity: Entity, shard: Shard) -> tuple[int, str, list[Part], list[Run]] | None:
     """`(page_idx, label, parts, runs)` of a top-level entity: its mention, or its properties' `name: value`."""
+    if not (entity.properties or entity.mention or entity.anchor):
+        return None  # a classifier's label (a type only): no value to show
     page_idx, page = _entity_page(entity, shard)
     label = _label(entity.kind)
     if not label:
@@ -120,7 +124,7 @@ def _entity(entity: Entity, shard: Shard) -> tuple[int, str, list[Part], list[Ru
     if not parts:
         value = _mention(entity, shard)
         if not value:
-            return None  # a classifier's label (type only): no value to show
+            return None
         normalized = entity.normalized
         if normalized is not None and normalized.is_date and normalized.text and normalized.text not in value:
             value = f"{value} ({normalized.text})"  # a date as written and as ISO: either spelling finds it
@@ -177,6 +181,7 @@ def _clean(text: str) -> str:
     return " ".join(text.split())
 
 
+@functools.lru_cache(maxsize=1024)  # a few dozen entity types, met again in every document
 def _label(kind: str) -> str:
     """`total_amount` -> `Total amount`, `vat` -> `VAT`: an entity type as a reader would write its label."""
     words = [w for w in kind.replace("/", " ").replace("_", " ").replace("-", " ").split() if w]
