@@ -29,15 +29,16 @@ CHECKBOX_VALUES = {"filled_checkbox": "checked", "unfilled_checkbox": "unchecked
 ACRONYMS = frozenset({"vat", "id", "iban", "bic", "swift", "po", "dob", "ssn", "gst", "hst", "pst", "abn", "tin"})
 
 
-def field_segments(shards: list[Shard], document_id: str, first_index: int) -> list[Segment]:
+def field_segments(shards: list[Shard], document_id: str, first_index: int, max_chars: int) -> list[Segment]:
     """The fields of a document's shards by page (on each page its form fields, then its entities), numbered
-    from `first_index`; one segment per distinct text, on the first page that has it."""
+    from `first_index`; one segment per distinct text, on the first page that has it. A field longer than
+    `max_chars` (a form "value" that is a whole page) is left out: segments stay within the chunk size."""
     out: list[Segment] = []
     seen: set[str] = set()
 
     def add(page_idx: int, label: Part, parts: list[Part], runs: list[Run], shard: Shard) -> None:
         text, lines = _join(label, parts)
-        if text in seen:
+        if text in seen or len(text) > max_chars:
             return  # a form repeated on every page (a 48-page invoice of one page): its fields once, where first
         seen.add(text)
         start = min((a for a, _ in runs), default=None)

@@ -41,7 +41,7 @@ def build_segments(
         out.add_groups([[piece] for piece in _text_pieces(loaded, max_chars)])
     if not out.segments:
         raise InvalidDocument(f"{loaded.where}the document holds no text (a scanned page without OCR?)")
-    out.segments.extend(field_segments(loaded.shards, document_id, len(out.segments)))
+    out.segments.extend(field_segments(loaded.shards, document_id, len(out.segments), max_chars))
     return out.segments
 
 

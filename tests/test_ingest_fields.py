@@ -154,6 +154,19 @@ def test_a_field_never_refuses_a_document_and_needs_a_label_and_a_value() -> Non
     assert [s.text for s in fields_of(build_segments(snake, "d"))] == ["Total amount: $12.50"]
 
 
+def test_a_field_longer_than_a_segment_may_be_is_left_out() -> None:
+    long_value = "word " * 30
+    doc = {
+        "text": f"Notes: {long_value}\n",
+        "entities": [
+            {"type": "notes", "mentionText": long_value, "textAnchor": anchor(7, 7 + len(long_value))},
+            {"type": "short_note", "mentionText": "word", "textAnchor": anchor(7, 11)},
+        ],
+    }
+    assert [s.text for s in fields_of(build_segments(doc, "d", max_chars=100))] == ["Short note: word"]
+    assert len(fields_of(build_segments(doc, "d", max_chars=1200))) == 2
+
+
 def test_a_document_of_entities_without_text_is_still_refused(docai_real_dir: Path) -> None:
     with pytest.raises(ValueError, match="holds no text"):
         build_segments((docai_real_dir / "ERR_blank_document_notext.json").read_bytes(), "blank")

@@ -203,7 +203,9 @@ def check_document(segments: list[Segment], truth: Truth, max_chars: int) -> Non
 @pytest.mark.parametrize("name", ingestible())
 def test_real_document_nothing_lost_or_repeated(name: str, max_chars: int) -> None:
     data = load_input(name)
-    segments = without_fields(build_segments(data, "doc", max_chars=max_chars))
+    everything = build_segments(data, "doc", max_chars=max_chars)
+    assert all(s.text and s.text == s.text.strip() and len(s.text) <= max_chars for s in everything)
+    segments = without_fields(everything)
     assert segments
     if name.startswith("layout_parser") or name.startswith("SYNTHETIC_layout"):
         check_layout_parser(segments, data, max_chars)
