@@ -3,7 +3,7 @@
 Reading order cannot pair a label with its value (in many invoices the values come before their labels), but
 Document AI already did: Form Parser's `pages[].formFields` (a name and a value, each with its layout) and the
 `entities` of the Invoice, Expense, ID and other parsers (a type, the mention text, a normalized value, a box on
-a page; `properties` nest). Each pair becomes one segment, `Tax (10%): $1,767.97`, with one line per part (its
+a page). Each pair becomes one segment, `Tax (10%): $1,767.97`, with one line per part (its
 span in the segment's text and its box), after the document's other segments. Its text repeats characters other
 segments hold, so it is left out of "nothing lost or duplicated".
 
@@ -25,6 +25,7 @@ from ingest.schema import Entity, FormField, Layout, Page, PageRef, TextAnchor
 Run = tuple[int, int]
 Part = tuple[str, BBox | None]  # a part's text in the field, and its box
 
+MIN_CONFIDENCE = 0.5
 CHECKBOX_VALUES = {"filled_checkbox": "checked", "unfilled_checkbox": "unchecked"}
 ACRONYMS = frozenset({"vat", "id", "iban", "bic", "swift", "po", "dob", "ssn", "gst", "hst", "pst", "abn", "tin"})
 
@@ -105,33 +106,23 @@ def _form_field(form_field: FormField, page: Page, shard: Shard) -> tuple[Part, 
 
 
 def _entity(entity: Entity, shard: Shard) -> tuple[int, str, list[Part], list[Run]] | None:
-    """`(page_idx, label, parts, runs)` of a top-level entity: its mention, or its properties' `name: value`."""
-    if not (entity.properties or entity.mention or entity.anchor):
-        return None  # a classifier's label (a type only): no value to show
-    page_idx, page = _entity_page(entity, shard)
-    label = _label(entity.kind)
-    if not label:
+    """`(page_idx, label, parts, runs)` of a top-level entity that is one value the parser is fairly sure of.
+
+    Left out: a classifier's label (a type, no value); an entity made of properties (a line item, a VAT group),
+    whose values the page's table rows or lines hold with their context, where a field would hold them without
+    (`quantity: 500` of which item?); and a guess (confidence below MIN_CONFIDENCE: the Invoice Parser fills every
+    type it knows, `Supplier IBAN: 50` at 0.0)."""
+    if entity.properties or entity.confidence < MIN_CONFIDENCE or not (entity.mention or entity.anchor):
         return None
-    runs: list[Run] = []
-    parts: list[Part] = []
-    if entity.properties:
-        for prop in entity.properties:
-            value = _mention(prop, shard)
-            prop_label = _label(prop.kind.removeprefix(f"{entity.kind}/"))
-            if value and prop_label:
-                prop_label = prop_label.lower() if prop_label[1:].islower() else prop_label  # "unit price"
-                parts.append((f"{prop_label}: {value}", _refs_box(prop.refs, page, shard)))
-                runs += _runs(prop.anchor, shard)
-    if not parts:
-        value = _mention(entity, shard)
-        if not value:
-            return None
-        normalized = entity.normalized
-        if normalized is not None and normalized.is_date and normalized.text and normalized.text not in value:
-            value = f"{value} ({normalized.text})"  # a date as written and as ISO: either spelling finds it
-        parts = [(value, _refs_box(entity.refs, page, shard))]
-        runs = _runs(entity.anchor, shard)
-    return page_idx, label, parts, runs
+    label = _label(entity.kind)
+    value = _mention(entity, shard)
+    if not label or not any(c.isalnum() for c in value):
+        return None  # no value worth a segment (`Currency: $`)
+    normalized = entity.normalized
+    if normalized is not None and normalized.is_date and normalized.text and normalized.text not in value:
+        value = f"{value} ({normalized.text})"  # a date as written and as ISO: either spelling finds it
+    page_idx, page = _entity_page(entity, shard)
+    return page_idx, label, [(value, _refs_box(entity.refs, page, shard))], _runs(entity.anchor, shard)
 
 
 def _entity_page(entity: Entity, shard: Shard) -> tuple[int, Page | None]:

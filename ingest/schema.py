@@ -173,6 +173,7 @@ class NormalizedValue(Base):
 class Entity(Base):
     type: str = ""
     type_: str = ""
+    confidence: float = 1.0  # absent: as sure as can be (custom processors may leave it out)
     mentionText: str = ""
     mention_text: str = ""
     textAnchor: TextAnchor | None = None
@@ -181,7 +182,7 @@ class Entity(Base):
     page_anchor: PageAnchor | None = None
     normalizedValue: NormalizedValue | None = None
     normalized_value: NormalizedValue | None = None
-    properties: tuple[Entity, ...] = ()
+    properties: tuple[Raw, ...] = ()  # only whether there are any matters (ingest.fields leaves such entities out)
 
     @property
     def kind(self) -> str:

@@ -68,10 +68,10 @@ def test_entities_become_fields_labelled_by_their_type(docai_real_dir: Path) -> 
     assert "Total amount: 19,647.68" in fields
     # a date as written and as ISO, so either spelling finds it
     assert "Due date: Sep 30, 2019 (2019-09-30)" in fields
-    # nested properties: one segment per entity, `name: value` per property, each on its own line and box
-    laptop = next(s for s in fields.values() if "Laptop" in s.text)
-    assert laptop.text == "Line item: description: Laptop; quantity: 12; unit price: 1,299.99; amount: 15,599.88"
-    assert line_texts(laptop) == ["description: Laptop", "quantity: 12", "unit price: 1,299.99", "amount: 15,599.88"]
+    # Left out: line items (the page's rows hold them with their item), the parser's guesses (`Supplier IBAN:
+    # 23413561D` at confidence 0.0) and values with nothing in them (`Currency: $`).
+    assert not [t for t in fields if t.startswith(("Line item", "VAT", "Supplier IBAN", "Purchase order", "Currency"))]
+    assert len(fields) == 9
     tax = fields["Total tax amount: $1,767.97"]
     document = orjson.loads(raw)
     [entity] = [e for e in document["entities"] if e["type"] == "total_tax_amount"]

@@ -90,3 +90,14 @@ def test_search_terms_keep_informative_tokens_as_the_parser_sees_them(question: 
 def test_search_terms_keep_the_rarest_in_question_order():
     question = "Is the big red box 5-2100-9991-3257 from Montana near Helena or Bozeman?"
     assert search_terms(question, max_terms=4) == ["5-2100-9991-3257", "montana", "helena", "bozeman"]
+
+
+def test_fields_ride_along_with_their_documents():
+    """Fields never take the slots of other segments, and join the context only with their own documents: the
+    "Total amount" fields of every invoice must not crowd out the one invoice the question is about."""
+    ranked = ["b:9", "c:9", "a:0", "a:1", "b:0", "a:9", "d:9"]  # fields first, as short dense texts rank
+    fields = {"a:9", "b:9", "c:9", "d:9"}
+    texts = {i: i for i in ranked}
+    assert fuse([ranked], texts, 3, fields=fields) == ["a:0", "a:1", "b:0", "b:9"]  # top_k // 2 = 1 field
+    assert fuse([ranked], texts, 4, fields=fields) == ["a:0", "a:1", "b:0", "b:9", "a:9"]
+    assert fuse([ranked], texts, 3) == ["b:9", "c:9", "a:0"]  # without kinds, every id is alike

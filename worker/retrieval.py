@@ -28,5 +28,6 @@ def retrieve_context(rag: RagStore, segments: WorkspaceSegments, question: str, 
     ranked_vector = [i for i in vector_ids if i in found]  # a chunk whose segment is gone is not context
     ranked_full_text = [s.segment_id for s in full_text]
     texts = {i: duplicate_key(s.kind, s.text) for i, s in found.items()}
-    chosen = fuse([ranked_vector, ranked_full_text], texts, top_k)
+    fields = {i for i, s in found.items() if s.kind == "field"}  # they ride along with their documents
+    chosen = fuse([ranked_vector, ranked_full_text], texts, top_k, fields=fields)
     return [found[i] for i in chosen]
