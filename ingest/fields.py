@@ -26,6 +26,7 @@ Run = tuple[int, int]
 Part = tuple[str, BBox | None]  # a part's text in the field, and its box
 
 MIN_CONFIDENCE = 0.5
+MAX_VALUE_CHARS = 120  # a value longer than this is a passage, not a value
 CHECKBOX_VALUES = {"filled_checkbox": "checked", "unfilled_checkbox": "unchecked"}
 ACRONYMS = frozenset({"vat", "id", "iban", "bic", "swift", "po", "dob", "ssn", "gst", "hst", "pst", "abn", "tin"})
 
@@ -99,8 +100,8 @@ def _form_field(form_field: FormField, page: Page, shard: Shard) -> tuple[Part, 
     # A check box's value is its state, whatever mark was read for it ("✔", or nothing).
     checkbox = CHECKBOX_VALUES.get(form_field.valueType or form_field.value_type)
     value = checkbox or _clean(_text(value_runs, shard))
-    if not name or not value:
-        return None
+    if not any(c.isalpha() for c in name) or not value or len(value) > MAX_VALUE_CHARS:
+        return None  # no label (`, 16:42`), no value, or a passage
     name_part = (name, layout_box(form_field.name, page))
     return name_part, (value, layout_box(form_field.value, page)), name_runs + value_runs
 
@@ -108,7 +109,8 @@ def _form_field(form_field: FormField, page: Page, shard: Shard) -> tuple[Part, 
 def _entity(entity: Entity, shard: Shard) -> tuple[int, str, list[Part], list[Run]] | None:
     """`(page_idx, label, parts, runs)` of a top-level entity that is one value the parser is fairly sure of.
 
-    Left out: a classifier's label (a type, no value); an entity made of properties (a line item, a VAT group),
+    Left out: a classifier's or splitter's label (a type, no value or the whole document's text); an entity made
+    of properties (a line item, a VAT group),
     whose values the page's table rows or lines hold with their context, where a field would hold them without
     (`quantity: 500` of which item?); and a guess (confidence below MIN_CONFIDENCE: the Invoice Parser fills every
     type it knows, `Supplier IBAN: 50` at 0.0)."""
@@ -116,8 +118,8 @@ def _entity(entity: Entity, shard: Shard) -> tuple[int, str, list[Part], list[Ru
         return None
     label = _label(entity.kind)
     value = _mention(entity, shard)
-    if not label or not any(c.isalnum() for c in value):
-        return None  # no value worth a segment (`Currency: $`)
+    if not label or not any(c.isalnum() for c in value) or len(value) > MAX_VALUE_CHARS:
+        return None  # no value (`Currency: $`), or a whole document (a splitter's `Payslip: <its text>`)
     normalized = entity.normalized
     if normalized is not None and normalized.is_date and normalized.text and normalized.text not in value:
         value = f"{value} ({normalized.text})"  # a date as written and as ISO: either spelling finds it

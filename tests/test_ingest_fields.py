@@ -155,7 +155,7 @@ def test_a_field_never_refuses_a_document_and_needs_a_label_and_a_value() -> Non
 
 
 def test_a_field_longer_than_a_segment_may_be_is_left_out() -> None:
-    long_value = "word " * 30
+    long_value = "word " * 20  # 100 characters: a value, but not within a 100-character segment
     doc = {
         "text": f"Notes: {long_value}\n",
         "entities": [
@@ -165,6 +165,12 @@ def test_a_field_longer_than_a_segment_may_be_is_left_out() -> None:
     }
     assert [s.text for s in fields_of(build_segments(doc, "d", max_chars=100))] == ["Short note: word"]
     assert len(fields_of(build_segments(doc, "d", max_chars=1200))) == 2
+
+
+@pytest.mark.parametrize("name", ["lending_splitter_textonly.json", "procurement_splitter_textonly.json"])
+def test_a_splitters_document_classes_are_not_fields(docai_real_dir: Path, name: str) -> None:
+    """A splitter's entities are the documents it found (`payslip`, its whole text): no label -> value pair."""
+    assert fields_of(build_segments((docai_real_dir / name).read_bytes(), "split")) == []
 
 
 def test_a_document_of_entities_without_text_is_still_refused(docai_real_dir: Path) -> None:
