@@ -27,6 +27,7 @@ Part = tuple[str, BBox | None]  # a part's text in the field, and its box
 
 MIN_CONFIDENCE = 0.5
 MAX_VALUE_CHARS = 120  # a value longer than this is a passage, not a value
+RAW_VALUE_BYTES = 8 * MAX_VALUE_CHARS  # a mention this long in JSON (escapes, UTF-8) is one for sure
 CHECKBOX_VALUES = {"filled_checkbox": "checked", "unfilled_checkbox": "unchecked"}
 ACRONYMS = frozenset({"vat", "id", "iban", "bic", "swift", "po", "dob", "ssn", "gst", "hst", "pst", "abn", "tin"})
 
@@ -114,8 +115,11 @@ def _entity(entity: Entity, shard: Shard) -> tuple[int, str, list[Part], list[Ru
     whose values the page's table rows or lines hold with their context, where a field would hold them without
     (`quantity: 500` of which item?); and a guess (confidence below MIN_CONFIDENCE: the Invoice Parser fills every
     type it knows, `Supplier IBAN: 50` at 0.0)."""
-    if entity.properties or entity.confidence < MIN_CONFIDENCE or not (entity.mention or entity.anchor):
+    mention = entity.mention
+    if entity.properties or entity.confidence < MIN_CONFIDENCE or not (mention or entity.anchor):
         return None
+    if len(mention) > RAW_VALUE_BYTES or _anchored_length(entity.anchor) > 2 * MAX_VALUE_CHARS:
+        return None  # a passage (a splitter's document class mentions the whole document): never decoded
     label = _label(entity.kind)
     value = _mention(entity, shard)
     if not label or not any(c.isalnum() for c in value) or len(value) > MAX_VALUE_CHARS:
@@ -152,7 +156,15 @@ def _refs_box(refs: tuple[PageRef, ...], page: Page | None, shard: Shard) -> BBo
 
 
 def _mention(entity: Entity, shard: Shard) -> str:
-    return _clean(entity.mention) or _clean(_text(_runs(entity.anchor, shard), shard))
+    raw = entity.mention
+    mention = msgspec.json.decode(raw, type=str) if raw else ""
+    return _clean(mention) or _clean(_text(_runs(entity.anchor, shard), shard))
+
+
+def _anchored_length(anchor: TextAnchor | None) -> int:
+    if anchor is None:
+        return 0
+    return sum(s.end - s.start for s in (anchor.textSegments or anchor.text_segments))
 
 
 def _anchor(layout: Layout | None) -> TextAnchor | None:

@@ -174,8 +174,9 @@ class Entity(Base):
     type: str = ""
     type_: str = ""
     confidence: float = 1.0  # absent: as sure as can be (custom processors may leave it out)
-    mentionText: str = ""
-    mention_text: str = ""
+    # Raw: a splitter's entity mentions its whole document; only a short mention is ever decoded (ingest.fields).
+    mentionText: Raw = NO_RAW
+    mention_text: Raw = NO_RAW
     textAnchor: TextAnchor | None = None
     text_anchor: TextAnchor | None = None
     pageAnchor: PageAnchor | None = None
@@ -189,7 +190,8 @@ class Entity(Base):
         return self.type or self.type_
 
     @property
-    def mention(self) -> str:
+    def mention(self) -> Raw:
+        """The mention as raw JSON (a string literal), or an empty Raw."""
         return self.mentionText or self.mention_text
 
     @property
