@@ -9,7 +9,8 @@ import msgspec
 from ingest.ids import make_segment_id
 
 # `header` / `footer`: page furniture (Layout Parser); stored, but never sent to the RAG store (design §3).
-SegmentKind = Literal["paragraph", "heading", "table", "list", "text", "header", "footer"]
+# `field`: a label -> value pair Document AI found (ingest.fields); its text repeats what other segments hold.
+SegmentKind = Literal["paragraph", "heading", "table", "list", "text", "header", "footer", "field"]
 
 
 class InvalidDocument(ValueError):

@@ -1,7 +1,8 @@
 """Typed decoding of the Document AI fields segcite needs, and nothing else.
 
-Tokens, symbols, page images and entities are never declared here, so msgspec skips them without building
-Python objects (design §3: orders of magnitude faster and smaller than `orjson.loads` on OCR output).
+Tokens, symbols and page images are never declared here, so msgspec skips them without building Python objects
+(design §3: orders of magnitude faster and smaller than `orjson.loads` on OCR output). Entities and form fields
+are: they become segments of kind `field` (ingest.fields).
 Proto3 JSON comes as camelCase (the API, `to_json()`) or snake_case (`to_dict()`-style, `type_`): every field
 whose two spellings differ is declared under both, read through a property (hot paths read both fields
 directly). One pass decodes either spelling; guessing the spelling first would cost a scan of the whole file.
@@ -98,6 +99,25 @@ class Dimension(Base):
     height: float = 0.0
 
 
+class FormField(Base):
+    """A Form Parser pair: the label's layout and the value's (design §3 "Fields")."""
+
+    fieldName: Layout | None = None
+    fieldValue: Layout | None = None
+    field_name: Layout | None = None
+    field_value: Layout | None = None
+    valueType: str = ""  # "filled_checkbox" / "unfilled_checkbox" for a check box, whose value has no text
+    value_type: str = ""
+
+    @property
+    def name(self) -> Layout | None:
+        return self.fieldName or self.field_name
+
+    @property
+    def value(self) -> Layout | None:
+        return self.fieldValue or self.field_value
+
+
 class Page(Base):
     pageNumber: int = 0
     page_number: int = 0
@@ -109,6 +129,83 @@ class Page(Base):
     # Kept raw: most pages have paragraphs, and blocks are only a fallback source.
     blocks: Raw = NO_RAW
     tables: tuple[Table, ...] = ()
+    formFields: tuple[FormField, ...] = ()
+    form_fields: tuple[FormField, ...] = ()
+
+    @property
+    def fields(self) -> tuple[FormField, ...]:
+        return self.formFields or self.form_fields
+
+
+# Entities (Invoice, Expense, ID and other parsers): a type, the text it was read from, where it is on which page.
+
+
+class PageRef(Base):
+    page: int = 0  # an index into the shard's `pages`; proto3 leaves 0 out
+    boundingPoly: Raw = NO_RAW
+    bounding_poly: Raw = NO_RAW
+
+    @property
+    def poly(self) -> BoundingPoly | None:
+        raw = self.boundingPoly or self.bounding_poly
+        return BOUNDING_POLY.decode(raw) if raw else None
+
+
+class PageAnchor(Base):
+    pageRefs: tuple[PageRef, ...] = ()
+    page_refs: tuple[PageRef, ...] = ()
+
+    @property
+    def refs(self) -> tuple[PageRef, ...]:
+        return self.pageRefs or self.page_refs
+
+
+class NormalizedValue(Base):
+    text: str = ""
+    dateValue: Raw = NO_RAW  # only whether it is a date matters
+    date_value: Raw = NO_RAW
+
+    @property
+    def is_date(self) -> bool:
+        return bool(self.dateValue or self.date_value)
+
+
+class Entity(Base):
+    type: str = ""
+    type_: str = ""
+    confidence: float = 1.0  # absent: as sure as can be (custom processors may leave it out)
+    # Raw: a splitter's entity mentions its whole document; only a short mention is ever decoded (ingest.fields).
+    mentionText: Raw = NO_RAW
+    mention_text: Raw = NO_RAW
+    textAnchor: TextAnchor | None = None
+    text_anchor: TextAnchor | None = None
+    pageAnchor: PageAnchor | None = None
+    page_anchor: PageAnchor | None = None
+    normalizedValue: NormalizedValue | None = None
+    normalized_value: NormalizedValue | None = None
+    properties: tuple[Raw, ...] = ()  # only whether there are any matters (ingest.fields leaves such entities out)
+
+    @property
+    def kind(self) -> str:
+        return self.type or self.type_
+
+    @property
+    def mention(self) -> Raw:
+        """The mention as raw JSON (a string literal), or an empty Raw."""
+        return self.mentionText or self.mention_text
+
+    @property
+    def anchor(self) -> TextAnchor | None:
+        return self.textAnchor or self.text_anchor
+
+    @property
+    def refs(self) -> tuple[PageRef, ...]:
+        anchor = self.pageAnchor or self.page_anchor
+        return anchor.refs if anchor is not None else ()
+
+    @property
+    def normalized(self) -> NormalizedValue | None:
+        return self.normalizedValue or self.normalized_value
 
 
 class ShardInfo(Base):
@@ -233,6 +330,7 @@ class Document(Base):
     shard_info: ShardInfo | None = None
     documentLayout: DocumentLayout | None = None
     document_layout: DocumentLayout | None = None
+    entities: tuple[Entity, ...] = ()
     document: Raw = NO_RAW  # a ProcessResponse wrapper, recognized to say so
 
     @property

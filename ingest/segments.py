@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ingest.anchors import AnchoredText
+from ingest.fields import field_segments
 from ingest.layout_parser import layout_pieces
 from ingest.load import LoadedDocument, load_document
 from ingest.model import InvalidDocument, Segment
@@ -40,6 +41,7 @@ def build_segments(
         out.add_groups([[piece] for piece in _text_pieces(loaded, max_chars)])
     if not out.segments:
         raise InvalidDocument(f"{loaded.where}the document holds no text (a scanned page without OCR?)")
+    out.segments.extend(field_segments(loaded.shards, document_id, len(out.segments), max_chars))
     return out.segments
 
 

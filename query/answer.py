@@ -16,7 +16,7 @@ from query.markers import sentence_markers
 from query.match import SegmentSource
 from query.model import ResolvedSection, SectionCitation, as_segments
 from query.parse import parse_answer, without_surrogates
-from query.quote import find_quote, quote_boxes, snippet_preview
+from query.quote import Quote, find_quote, quote_boxes, quotes_boxes, snippet_preview
 from query.resolve import SectionResolver, mentioned_ids
 from query.verify import Verifier
 
@@ -99,6 +99,11 @@ class AnswerBuilder:
             image = self._page_images.get((entry["document_id"], entry["page_idx"]))
             entry["page_image"] = dict(image) if image is not None else None
             self._citations.append(entry)
+        else:
+            # Another claim backed by the same segment: its passage is quoted too (design §5.8). The entry is
+            # replaced, never changed in place: a delta already sent keeps what it said.
+            index = self._numbers[segment_id] - 1
+            self._citations[index] = with_claim(self._citations[index], citation)
         return self._numbers[segment_id]
 
     @property
@@ -142,7 +147,9 @@ def citation_payload(
     citation: SectionCitation, number: int, section: ResolvedSection, segment_id: str | None = None
 ) -> dict[str, Any]:
     """One entry of `metadata.citations`: where the segment is, and the passage of it that backs the claim.
-    (`segment_id`: the segment's, when the caller has it: `Segment.segment_id` is made anew at each call.)"""
+    (`segment_id`: the segment's, when the caller has it: `Segment.segment_id` is made anew at each call.)
+    `quote` is the passage of the first claim it backs; `quotes` one passage per claim (`with_claim` adds the
+    next ones), `boxes` the lines of them all."""
     segment = citation.segment
     quote = find_quote(segment, citation.claim)
     return {
@@ -154,6 +161,7 @@ def citation_payload(
         "snippet_preview": snippet_preview(segment.text, quote.start, quote.end),
         "bbox": _box(segment.bbox) if segment.bbox else None,
         "quote": quote.to_dict(),
+        "quotes": [quote.to_dict()],
         "boxes": quote_boxes(segment, quote),
         "method": citation.method,
         "citation_status": section.status,
@@ -162,6 +170,17 @@ def citation_payload(
         "warning": citation.warning,
         "page_image": None,  # `AnswerBuilder` fills it in from what it was told of the pages
     }
+
+
+def with_claim(payload: dict[str, Any], citation: SectionCitation) -> dict[str, Any]:
+    """The citation `payload` also backing `citation.claim`: its passage added to `quotes` (in the order of the
+    claims, once each), its lines to `boxes`. `quote`, the number and the rest never change."""
+    segment = citation.segment
+    quote = find_quote(segment, citation.claim).to_dict()
+    if any((q["start"], q["end"]) == (quote["start"], quote["end"]) for q in payload["quotes"]):
+        return payload
+    quotes = [*payload["quotes"], quote]
+    return {**payload, "quotes": quotes, "boxes": quotes_boxes(segment, [Quote(**q) for q in quotes])}
 
 
 def build_answer(

@@ -49,6 +49,7 @@ RANK_PENALTY = 0.002  # per place down the context: retrieval's order breaks tie
 SHAPES = (Kind.PHONE, Kind.EMAIL)  # kinds a value's shape alone identifies
 
 _WORD = re.compile(r"\w+")
+_HOW_MUCH = re.compile(r"\bhow much\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -113,8 +114,10 @@ class _Judge:
         if not self.asks_here(part, candidate, self.words(f"{candidate.text}\n{candidate.header}")):
             return None
         values = value_spans(part.kind, candidate.text, self.known, {c.word for c in part.focus})
-        if not values:
-            return None
+        if not values or (candidate.text.endswith(":") and not self.asks_rate(part)):
+            return None  # a bare label ("Tax (10%):") answers only a question about the rate in it
+        if self.wants_money(part) and not any(is_money(candidate.text[a:b]) for a, b in values):
+            return None  # "the invoice total" is an amount, not the invoice's number ("INVOICE: NO. 001")
         # a row is copied whole; an untyped answer has no value to cut the sentence to
         cut = not candidate.row and part.kind is not Kind.ANY
         text = answering_clause(candidate.text, self.anchors(part, candidate), values) if cut else candidate.text
@@ -173,9 +176,16 @@ class _Judge:
             return True
         return part.kind in SHAPES and any(label.holds(c) for c in self.asked.clues)
 
+    def wants_money(self, part: Part) -> bool:
+        """An amount asked by name (a total, a tax, a balance) is money or a rate; "how much" may be a quantity."""
+        return part.kind is Kind.AMOUNT and _HOW_MUCH.search(self.asked.text) is None
+
+    def asks_rate(self, part: Part) -> bool:
+        return any(c.word in PERCENT_WORDS for c in part.focus)
+
     def in_unit(self, part: Part, text: str) -> bool:
         """An amount in money or a percentage, a rate as a percentage: "$140.00" rather than a bare count."""
-        if any(c.word in PERCENT_WORDS for c in part.focus):
+        if self.asks_rate(part):
             return "%" in text
         return part.kind is Kind.AMOUNT and is_money(text)
 

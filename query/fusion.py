@@ -12,8 +12,9 @@ Each search should return more than `top_k` ids (e.g. 3x), so that dropping dupl
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
+from ingest import parse_segment_id
 from query.terms import as_indexed, has_cjk, informative_words, rarity, tokens
 
 RRF_K = 60  # the constant of Cormack et al.; a rank-1 hit of one search outweighs a rank-40 hit of both
@@ -76,6 +77,36 @@ def distinct_texts(segment_ids: Iterable[str], texts: Mapping[str, str]) -> list
     return kept
 
 
-def fuse(rankings: Sequence[Sequence[str]], texts: Mapping[str, str], top_k: int, k: int = RRF_K) -> list[str]:
-    """The context ids: rankings fused, repeated texts dropped, at most `top_k`."""
-    return distinct_texts(reciprocal_rank_fusion(rankings, k), texts)[:top_k]
+def duplicate_key(kind: str, text: str) -> str:
+    """What `distinct_texts` compares for a segment: its text, and whether it is a field. A field (`Balance Due:
+    $4,647.68`) repeats other segments' words by design (design §3), so it is a duplicate only of another field,
+    and a paragraph only of another segment that is not one."""
+    return f"field\x00{text}" if kind == "field" else text
+
+
+def fuse(
+    rankings: Sequence[Sequence[str]],
+    texts: Mapping[str, str],
+    top_k: int,
+    k: int = RRF_K,
+    fields: Collection[str] = (),
+) -> list[str]:
+    """The context ids: rankings fused, repeated texts dropped, at most `top_k`; then the best-ranked `fields`
+    (ids of segments of kind `field`) of the documents in it, at most `top_k // 2` more.
+
+    A field (`Total amount: 62,86`) is short and dense: ranked with the rest, the fields of every invoice of the
+    workspace would fill the context, each without the words that say which document it is from. So fields ride
+    along with their documents: the other segments decide which documents the question is about, and their
+    fields join them."""
+    ranked = distinct_texts(reciprocal_rank_fusion(rankings, k), texts)
+    if not fields:
+        return ranked[:top_k]
+    chosen = [i for i in ranked if i not in fields][:top_k]
+    documents = {document_of(i) for i in chosen}
+    extra = [i for i in ranked if i in fields and document_of(i) in documents][: top_k // 2]
+    return chosen + extra
+
+
+def document_of(segment_id: str) -> str:
+    parsed = parse_segment_id(segment_id)
+    return parsed[0] if parsed is not None else segment_id

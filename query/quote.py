@@ -47,9 +47,15 @@ def find_quote(segment: Segment, claim: str) -> Quote:
 def quote_boxes(segment: Segment, quote: Quote) -> list[dict[str, Any]]:
     """The boxes of the segment's lines that the quote overlaps, in reading order (the segment's box where
     it has no lines, none where it has no box)."""
+    return quotes_boxes(segment, [quote])
+
+
+def quotes_boxes(segment: Segment, quotes: list[Quote]) -> list[dict[str, Any]]:
+    """The boxes of the segment's lines that any of the quotes overlaps, once each, in reading order (the
+    segment's box where it has no lines, none where it has no box)."""
     if segment.lines:
         lines = sorted(
-            (line for line in segment.lines if line.start < quote.end and line.end > quote.start),
+            (line for line in segment.lines if any(line.start < q.end and line.end > q.start for q in quotes)),
             key=lambda line: line.start,
         )
         if lines:
@@ -137,7 +143,8 @@ def _quote(segment: Segment, start: int, end: int) -> Quote:
     verbatim = (
         segment.char_start is not None
         and segment.char_end is not None
-        and segment.kind != "table"  # rows are rendered `cell | cell`: not the document's characters
+        # rows are rendered `cell | cell`, a field is `label: value`: not the document's characters
+        and segment.kind not in ("table", "field")
         and segment.char_end - segment.char_start == len(segment.text)
     )
     if not verbatim:

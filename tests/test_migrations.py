@@ -209,13 +209,16 @@ def kind_check(conn: psycopg.Connection) -> str:
 
 
 def test_segment_lines_and_kinds_migration_applies_twice(fresh_database: str) -> None:
-    """003 on a database that 001 and 002 made: run as a file twice more, the schema does not change."""
+    """003 on a migrated database: run as a file twice more (then 009, which widens its list of kinds), the schema
+    does not change."""
     apply_migrations(fresh_database)
     sql = (MIGRATIONS_DIR / "003_segment_lines_kinds.sql").read_text(encoding="utf-8")
+    fields = (MIGRATIONS_DIR / "009_field_kind.sql").read_text(encoding="utf-8")
     with psycopg.connect(fresh_database, autocommit=True) as conn:
         before, check = schema_snapshot(conn), kind_check(conn)
         conn.execute(sql)
         conn.execute(sql)
+        conn.execute(fields)
         assert schema_snapshot(conn) == before
         assert kind_check(conn) == check
         assert "'footer'" in check and "'header'" in check and "'paragraph'" in check
@@ -223,6 +226,33 @@ def test_segment_lines_and_kinds_migration_applies_twice(fresh_database: str) ->
             "select data_type, is_nullable from information_schema.columns "
             "where table_name = 'document_segments' and column_name = 'lines'"
         ).fetchone() == ("jsonb", "YES")
+
+
+def test_field_kind_migration_applies_twice_and_stores_fields(fresh_database: str) -> None:
+    """009: segments of kind `field` (design §3 "Fields") are stored; run twice more, nothing changes."""
+    apply_migrations(fresh_database)
+    sql = (MIGRATIONS_DIR / "009_field_kind.sql").read_text(encoding="utf-8")
+    lines = [
+        {"start": 0, "end": 9, "bbox": {"x0": 0.6, "y0": 0.55, "x1": 0.7, "y1": 0.57}},
+        {"start": 11, "end": 20, "bbox": {"x0": 0.85, "y0": 0.55, "x1": 0.92, "y1": 0.57}},
+    ]
+    with psycopg.connect(fresh_database, autocommit=True) as conn:
+        before, check = schema_snapshot(conn), kind_check(conn)
+        conn.execute(sql)
+        conn.execute(sql)
+        assert schema_snapshot(conn) == before and kind_check(conn) == check
+        assert "'field'" in check and "'footer'" in check
+        doc_id, workspace = conn.execute(
+            "insert into documents (workspace_id, filename) values (gen_random_uuid(), 'a.json') "
+            "returning id, workspace_id"
+        ).fetchone()
+        conn.execute(
+            "insert into document_segments (document_id, segment_index, workspace_id, page_idx, kind, text, lines) "
+            "values (%s, 0, %s, 0, 'field', 'Tax (10%%): $1,767.97', %s)",
+            (doc_id, workspace, Jsonb(lines)),
+        )
+        row = conn.execute("select kind, text, lines from document_segments where document_id = %s", (doc_id,))
+        assert row.fetchone() == ("field", "Tax (10%): $1,767.97", lines)
 
 
 def test_footer_segment_with_lines_is_stored(fresh_database: str) -> None:

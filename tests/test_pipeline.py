@@ -174,8 +174,9 @@ def test_sharded_document_from_a_prefix(celery_worker, store, objects, migrated,
         timeout=180,
         what="the sharded ingest",
     )
-    assert (row.status, row.page_count, row.segment_count) == ("ingested", 48, 144)
-    assert chunk_count(migrated, workspace, row.id) == 144
+    # 3 segments a page, then the invoice's 24 distinct fields (form fields and entities; design §3 "Fields")
+    assert (row.status, row.page_count, row.segment_count) == ("ingested", 48, 144 + 24)
+    assert chunk_count(migrated, workspace, row.id) == 144 + 24
     assert item.document.docai_raw_r2_key.endswith("/")
 
 

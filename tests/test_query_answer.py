@@ -56,6 +56,7 @@ def test_valid_ids_are_cited_with_support() -> None:
         "snippet_preview": CAPITAL.text,
         "bbox": {"x0": 0.1, "y0": 0.1, "x1": 0.9, "y1": 0.2},
         "quote": {"text": CAPITAL.text, "start": 0, "end": 48, "char_start": 0, "char_end": 48},
+        "quotes": [{"text": CAPITAL.text, "start": 0, "end": 48, "char_start": 0, "char_end": 48}],
         "boxes": [{"page_idx": 0, "x0": 0.1, "y0": 0.1, "x1": 0.9, "y1": 0.2}],
         "method": "source_id",
         "citation_status": "cited",

@@ -6,7 +6,10 @@ import orjson
 import pytest
 
 from ingest import Segment as _Segment
+from ingest import build_segments
+from query import build_answer
 from query.extractive import NOT_FOUND, extractive_answer, extractive_sections
+from query.fusion import distinct_texts, duplicate_key
 from query.question import Kind, read_question, stem
 
 
@@ -428,3 +431,53 @@ def test_a_gloss_in_parentheses_is_another_spelling_of_the_words_before_it():
     assert forms["power"] == {"power", "puissanc"}
     assert forms["subscribed"] == {"subscrib", "puissanc"}
     assert "puissance" not in forms
+
+
+# Values, not labels (issue 25 point 1): through the real ingest (fields included) and the real answerer ---------
+
+
+def ingested(path) -> list[_Segment]:
+    """A document's segments as retrieval gives them: once each by text (query.fusion's duplicate filter), so the
+    48 copies of one invoice page are one."""
+    data = [p.read_bytes() for p in sorted(path.glob("*.json"))] if path.is_dir() else path.read_bytes()
+    segments = {s.segment_id: s for s in build_segments(data, path.stem)}
+    keys = {i: duplicate_key(s.kind, s.text) for i, s in segments.items()}
+    return [segments[i] for i in distinct_texts(list(segments), keys)]
+
+
+def answered(question: str, context: list[_Segment]) -> tuple[str, list[_Segment]]:
+    payload = build_answer(extractive_answer(question, context), context=context)
+    by_id = {s.segment_id: s for s in context}
+    return payload["content"], [by_id[c["segment_id"]] for c in payload["metadata"]["citations"]]
+
+
+@pytest.mark.parametrize("question", ["Tax", "What is the tax?", "How much tax was charged?"])
+def test_a_question_about_an_amount_gets_the_value_not_its_bare_label(docai_real_dir, question: str) -> None:
+    """The Google invoice's text puts "$1,767.97" lines before "Tax (10%):": the answer was the label alone."""
+    content, cited = answered(question, ingested(docai_real_dir / "invoice_parser_1p.json"))
+    assert "$1,767.97" in content
+    assert "Tax (10%)" not in content and not content.split("[")[0].rstrip().endswith(":")
+    assert [s.kind for s in cited] == ["field"]
+
+
+def test_the_rate_in_a_label_still_answers_a_question_about_the_rate(docai_real_dir) -> None:
+    content, _ = answered("What is the tax rate?", ingested(docai_real_dir / "invoice_parser_1p.json"))
+    assert "10%" in content
+
+
+def test_the_invoice_total_is_the_amount_not_the_invoice_number(docai_dir) -> None:
+    """The 48-page invoice: "What is the invoice total?" answered `INVOICE: NO. 001 [1]`; its total is the BALANCE
+    DUE, $2140.00, which the Invoice Parser reads as `total_amount`."""
+    context = ingested(docai_dir / "invoice_sharded_48p_noimages")
+    content, cited = answered("What is the invoice total?", context)
+    assert "2140.00" in content and "NO. 001" not in content
+    assert [s.kind for s in cited] == ["field"] and cited[0].lines  # the value's own box on its page
+    # Without the fields, nothing in the context names a total: not found, rather than the invoice's number.
+    without_fields = [s for s in context if s.kind != "field"]
+    assert extractive_sections("What is the invoice total?", without_fields) == [{"text": NOT_FOUND, "source_ids": []}]
+
+
+def test_a_bare_label_is_never_an_answer() -> None:
+    label_only = Segment("inv", 0, 0, "paragraph", "Subtotal:\nDiscounts (21%):\nTax (10%):\nShipping:")
+    assert extractive_sections("What is the shipping cost?", [label_only]) == [{"text": NOT_FOUND, "source_ids": []}]
+    assert extractive_sections("Tax", [label_only]) == [{"text": NOT_FOUND, "source_ids": []}]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from query.fusion import RRF_K, distinct_texts, fuse, reciprocal_rank_fusion, search_terms
+from query.fusion import RRF_K, distinct_texts, duplicate_key, fuse, reciprocal_rank_fusion, search_terms
 
 
 def test_rrf_sums_reciprocal_ranks_across_rankings():
@@ -36,6 +36,19 @@ def test_rrf_of_nothing_is_empty():
 def test_distinct_texts_drops_whitespace_equal_repeats_of_a_better_ranked_text():
     texts = {"d1:0": "Tax | $140.00\nTotal", "d2:0": "Tax |  $140.00 Total ", "d3:0": "Tax | $141.00", "d4:1": "x"}
     assert distinct_texts(["d1:0", "d2:0", "d3:0", "d4:1"], texts) == ["d1:0", "d3:0", "d4:1"]
+
+
+def test_a_field_repeats_only_another_field():
+    """A field (`Balance Due: $4,647.68`) holds the words of the paragraph it was read from: both stay in the
+    context; a second copy of the field does not (design §3 "Fields")."""
+    segments = [
+        ("inv:0", "paragraph", "Balance Due:\n$4,647.68"),
+        ("inv:7", "field", "Balance Due: $4,647.68"),
+        ("inv:9", "field", "Balance Due:  $4,647.68"),
+        ("inv:2", "paragraph", "Balance Due: $4,647.68"),
+    ]
+    texts = {i: duplicate_key(kind, text) for i, kind, text in segments}
+    assert distinct_texts([i for i, _, _ in segments], texts) == ["inv:0", "inv:7"]
 
 
 def test_distinct_texts_keeps_ids_without_a_known_text():
@@ -77,3 +90,14 @@ def test_search_terms_keep_informative_tokens_as_the_parser_sees_them(question: 
 def test_search_terms_keep_the_rarest_in_question_order():
     question = "Is the big red box 5-2100-9991-3257 from Montana near Helena or Bozeman?"
     assert search_terms(question, max_terms=4) == ["5-2100-9991-3257", "montana", "helena", "bozeman"]
+
+
+def test_fields_ride_along_with_their_documents():
+    """Fields never take the slots of other segments, and join the context only with their own documents: the
+    "Total amount" fields of every invoice must not crowd out the one invoice the question is about."""
+    ranked = ["b:9", "c:9", "a:0", "a:1", "b:0", "a:9", "d:9"]  # fields first, as short dense texts rank
+    fields = {"a:9", "b:9", "c:9", "d:9"}
+    texts = {i: i for i in ranked}
+    assert fuse([ranked], texts, 3, fields=fields) == ["a:0", "a:1", "b:0", "b:9"]  # top_k // 2 = 1 field
+    assert fuse([ranked], texts, 4, fields=fields) == ["a:0", "a:1", "b:0", "b:9", "a:9"]
+    assert fuse([ranked], texts, 3) == ["b:9", "c:9", "a:0"]  # without kinds, every id is alike

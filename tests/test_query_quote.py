@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
+import msgspec
 import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -11,7 +13,9 @@ from hypothesis import strategies as st
 
 from ingest import BBox, Line, Segment, build_segments
 from ingest.load import load_document
-from query import build_answer, find_quote, quote_boxes, snippet_preview
+from query import AnswerBuilder, SectionResolver, build_answer, find_quote, quote_boxes, snippet_preview
+from query.extractive import extractive_answer
+from query.model import Section
 
 
 def lined(document_id: str, rows: list[str], *, top: float = 0.1, kind: str = "paragraph") -> Segment:
@@ -162,7 +166,7 @@ def test_quotes_on_real_documents_point_at_the_same_text(data: st.DataObject, fi
     if quote.char_start is not None:
         assert document[quote.char_start : quote.char_end] == quote.text
     else:
-        assert segment.char_start is None or segment.kind == "table"
+        assert segment.char_start is None or segment.kind in ("table", "field")
 
 
 def test_ocr_noised_claim_is_quoted_where_its_characters_align() -> None:
@@ -170,3 +174,81 @@ def test_ocr_noised_claim_is_quoted_where_its_characters_align() -> None:
     quote = find_quote(segment, "Thc boi1er wos scrviced ln Morch")  # no whole word in common
     assert quote.text == "The boiler was serviced in March 2022 by a\ncertified engineer."
     assert [b["y0"] for b in quote_boxes(segment, quote)] == [0.1, 0.12]
+
+
+# One citation, several claims (issue 25 point 2, design §5.8) --------------------------------------------------
+
+
+def test_a_citation_backing_two_claims_quotes_the_passage_of_each() -> None:
+    segment = lined("inv", INVOICE_ROWS)
+    sections = [
+        {"text": "The total including tax is 62,86 €.", "source_ids": ["inv:0"]},
+        {"text": "Payment is due on 01/01/2023.", "source_ids": ["inv:0"]},
+    ]
+    payload = build_answer(orjson.dumps({"sections": sections}).decode(), context=[segment])
+    assert payload["content"] == "The total including tax is 62,86 € [1].\n\nPayment is due on 01/01/2023 [1]."
+    [citation] = payload["metadata"]["citations"]
+    assert [q["text"] for q in citation["quotes"]] == ["Total TTC: 62,86 €", "Échéance: 01/01/2023"]
+    assert citation["quote"] == citation["quotes"][0]
+    for quote in citation["quotes"]:
+        assert segment.text[quote["start"] : quote["end"]] == quote["text"]
+        assert quote["char_start"] == 1000 + quote["start"] and quote["char_end"] == 1000 + quote["end"]
+    # a box for every line of every quote, once, in reading order
+    rows = [INVOICE_ROWS.index("Total TTC: 62,86 €"), INVOICE_ROWS.index("Échéance: 01/01/2023")]
+    assert [b["y0"] for b in citation["boxes"]] == [segment.lines[i].bbox.y0 for i in rows]
+
+
+def test_the_same_passage_backing_two_claims_is_quoted_once() -> None:
+    segment = lined("inv", INVOICE_ROWS)
+    sections = [
+        {"text": "The total is 62,86 €.", "source_ids": ["inv:0"]},
+        {"text": "That is 62,86 € in all.", "source_ids": ["inv:0"]},
+    ]
+    payload = build_answer(orjson.dumps({"sections": sections}).decode(), context=[segment])
+    [citation] = payload["metadata"]["citations"]
+    assert [q["text"] for q in citation["quotes"]] == ["Total TTC: 62,86 €"] and len(citation["boxes"]) == 1
+
+
+def test_streamed_sections_see_a_citations_quotes_grow_and_never_change() -> None:
+    """Sections resolved one by one (as the worker streams them): a citation's number, `quote` and earlier
+    `quotes` never change; a later claim only adds its passage; the last state is the final payload's."""
+    segment = lined("inv", INVOICE_ROWS)
+    sections = [
+        Section("The total including tax is 62,86 €.", ["inv:0"]),
+        Section("Payment is due on 01/01/2023.", ["inv:0"]),
+        Section("The client is Jean Dupont.", ["inv:0"]),
+    ]
+    resolver, builder = SectionResolver(context=[segment]), AnswerBuilder()
+    states = []
+    for section in sections:
+        builder.add(resolver.resolve(section))
+        states.append(orjson.loads(orjson.dumps(builder.citations)))
+    assert [len(state[0]["quotes"]) for state in states] == [1, 2, 3]
+    for earlier, later in itertools.pairwise(states):
+        assert later[0]["quote"] == earlier[0]["quote"]
+        assert later[0]["quotes"][: len(earlier[0]["quotes"])] == earlier[0]["quotes"]
+        same = {k: v for k, v in later[0].items() if k not in ("quotes", "boxes")}
+        assert same == {k: v for k, v in earlier[0].items() if k not in ("quotes", "boxes")}
+    raw = orjson.dumps({"sections": [msgspec.structs.asdict(s) for s in sections]}).decode()
+    assert build_answer(raw, context=[segment])["metadata"]["citations"] == states[-1]
+
+
+def test_balance_due_and_due_date_of_a_real_invoice_are_both_quoted(docai_real_dir: Path) -> None:
+    """Issue 25: "What is the balance due and the due date?" gave two sections marked [1] whose quote held only
+    the balance; the due date had no quote and no box."""
+    segments = build_segments((docai_real_dir / "invoice_parser_1p.json").read_bytes(), "inv")
+    question = "What is the balance due and the due date?"
+    payload = build_answer(extractive_answer(question, segments), context=segments)
+    assert "$4,647.68" in payload["content"] and "Sep 30, 2019" in payload["content"]
+    quoted = " ".join(q["text"] for c in payload["metadata"]["citations"] for q in c["quotes"])
+    assert "$4,647.68" in quoted and "Sep 30, 2019" in quoted
+    by_id = {s.segment_id: s for s in segments}
+    for citation in payload["metadata"]["citations"]:
+        segment = by_id[citation["segment_id"]]
+        lines = [
+            line
+            for line in segment.lines
+            if any(line.start < q["end"] and line.end > q["start"] for q in citation["quotes"])
+        ]
+        assert [(b["x0"], b["y0"]) for b in citation["boxes"]] == [(ln.bbox.x0, ln.bbox.y0) for ln in lines]
+        assert lines  # every quoted line has its box

@@ -10,7 +10,7 @@ candidates; reciprocal rank fusion merges them and drops segments whose text rep
 from __future__ import annotations
 
 from ingest import Segment
-from query.fusion import fuse, search_terms
+from query.fusion import duplicate_key, fuse, search_terms
 from query.terms import QUESTION_CHARS_READ
 from worker.rag import RagStore
 from worker.stores import WorkspaceSegments
@@ -33,5 +33,7 @@ def retrieve_context(rag: RagStore, segments: WorkspaceSegments, question: str, 
     found |= segments.lookup(i for i in vector_ids if i not in found)
     ranked_vector = [i for i in vector_ids if i in found]  # a chunk whose segment is gone is not context
     ranked_full_text = [s.segment_id for s in full_text]
-    chosen = fuse([ranked_vector, ranked_full_text], {i: s.text for i, s in found.items()}, top_k)
+    texts = {i: duplicate_key(s.kind, s.text) for i, s in found.items()}
+    fields = {i for i, s in found.items() if s.kind == "field"}  # they ride along with their documents
+    chosen = fuse([ranked_vector, ranked_full_text], texts, top_k, fields=fields)
     return [found[i] for i in chosen]

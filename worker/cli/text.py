@@ -148,8 +148,11 @@ QUOTE_CHARS = 200
 
 
 def citation_line(citation: dict[str, Any], filename: str) -> str:
-    """`[1] report.json, page 2 (cited): “the passage that backs it”`, with the citation's warning if any."""
-    quote = " ".join(((citation.get("quote") or {}).get("text") or citation.get("snippet_preview") or "").split())
+    """`[1] report.json, page 2 (cited): “the passage that backs it”`, with the citation's warning if any; a
+    citation backing several claims shows the passage of each (`quotes`), joined by ` … `."""
+    quotes = citation.get("quotes") or [citation.get("quote") or {}]
+    passages = [" ".join((q.get("text") or "").split()) for q in quotes]
+    quote = " … ".join(p for p in passages if p) or " ".join((citation.get("snippet_preview") or "").split())
     if len(quote) > QUOTE_CHARS:
         quote = quote[: QUOTE_CHARS - 1].rsplit(" ", 1)[0] + "…"
     warning = f" [warning: {citation['warning']}]" if citation.get("warning") else ""
