@@ -27,7 +27,7 @@ from ingest import Segment
 from query.candidates import Candidate, candidates_of, label_of
 from query.clause import answering_clause
 from query.model import as_segments
-from query.question import Clue, Kind, Part, Question, Words, read_question, words_of
+from query.question import Clue, Kind, Part, Question, Words, asks_how_much, read_question, words_of
 from query.values import Span, is_money, value_spans
 
 NOT_FOUND = "I could not find an answer to this question in your documents."
@@ -49,7 +49,6 @@ RANK_PENALTY = 0.002  # per place down the context: retrieval's order breaks tie
 SHAPES = (Kind.PHONE, Kind.EMAIL)  # kinds a value's shape alone identifies
 
 _WORD = re.compile(r"\w+")
-_HOW_MUCH = re.compile(r"\bhow much\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -178,7 +177,7 @@ class _Judge:
 
     def wants_money(self, part: Part) -> bool:
         """An amount asked by name (a total, a tax, a balance) is money or a rate; "how much" may be a quantity."""
-        return part.kind is Kind.AMOUNT and _HOW_MUCH.search(self.asked.text) is None
+        return part.kind is Kind.AMOUNT and not asks_how_much(self.asked.text)
 
     def asks_rate(self, part: Part) -> bool:
         return any(c.word in PERCENT_WORDS for c in part.focus)

@@ -160,6 +160,9 @@ _AMOUNT_WORDS = frozenset(
 # its two words, in questions and texts alike.
 _COMPOUND = re.compile(r"\b(\w{3,}?)(datum|betrag|summe|nummer|preis|kosten|steuer|gebühr|adresse)\b", re.IGNORECASE)
 # (matched on the question case- and accent-folded: "cuándo" is "cuando")
+HOW_MUCH = re.compile(
+    r"\bhow much\b|\bcombien\b|\bcuant[oa]\b|\bwie ?viel\b|\bwie hoch\b|\bquant[oa]\b|\bhoeveel\b|いくら|얼마"
+)
 _ASKS = [
     (
         re.compile(r"\bhow long\b|\bcombien de temps\b|\bcuanto tiempo\b|\bwie lange?\b|\bquanto tempo\b|\bhoe lang\b"),
@@ -171,13 +174,7 @@ _ASKS = [
         ),
         Kind.NUMBER,
     ),
-    (
-        re.compile(
-            r"\bhow much\b|\bcombien\b|\bcuant[oa]\b|\bwie ?viel\b|\bwie hoch\b|\bquant[oa]\b|\bhoeveel\b"
-            r"|いくら|얼마"
-        ),
-        Kind.AMOUNT,
-    ),
+    (HOW_MUCH, Kind.AMOUNT),
     (
         re.compile(
             r"\bwhen\b|\b(?:what|which) (?:date|year|day)\b|\buntil\b|\bquand\b|\bquel(?:le)? (?:date|jour|annee)\b"
@@ -338,6 +335,11 @@ def _closing(text: str, words: list[str]) -> tuple[str | None, str | None]:
     if auxiliaries[0] in _DO or last.endswith(("ed", "en")) or last in _PARTICIPLES:
         return last, role
     return None, None
+
+
+def asks_how_much(text: str) -> bool:
+    """ "How much", in any language the questions are read in: an amount that may be a quantity, not only money."""
+    return HOW_MUCH.search(fold(text)) is not None
 
 
 def _kind_of(text: str, run: list[str]) -> Kind:

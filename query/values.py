@@ -24,7 +24,11 @@ _DATE = re.compile(
     re.IGNORECASE,
 )
 _NUMBER = re.compile(r"[$€£¥]?\s?[-+]?\d+(?:[.,/-]\d+|\s\d{3}\b)*(?:\s?[%€$])?")
-_MONEY = re.compile(r"[$€£¥]\s?\d|\d\s?(?:€|\$|%|eur\b|usd\b)|\d[.,]\d{2}\b", re.IGNORECASE)
+# A currency sign before or after the digits (1,000円, 62,86 €, ₹500), a code after them, a rate, or two decimals.
+_MONEY = re.compile(
+    r"[$€£¥₩₹]\s?\d|\d\s?(?:[€$£¥₩₹%円元원]|(?:eur|usd|gbp|chf|jpy|cny|krw|inr|mxn|cad|aud)\b)|\d[.,]\d{2}\b",
+    re.IGNORECASE,
+)
 _DURATION = re.compile(
     r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|thirty)\b\W{0,3}(?:\(\d+\)\s*)?"
     r"(?:years?|months?|weeks?|days?|hours?)\b",

@@ -15,6 +15,7 @@ import orjson
 
 from ingest import Segment, neutralize_seg_tags, take_seg_tags
 from query import AnswerBuilder, SectionResolver, SegmentSource, build_answer, parse_sections
+from query.answer import NO_PAGE_IMAGES, PageImages
 from query.terms import has_words
 from worker.errors import PermanentError, TransientError
 from worker.page_images import CitedPageImages
@@ -81,7 +82,10 @@ class StreamedSections:
     first appearance, so a delta shows what the final answer will (design §6)."""
 
     def __init__(
-        self, context: list[Segment], workspace: SegmentSource | Mapping[str, Segment], pages: CitedPageImages
+        self,
+        context: list[Segment],
+        workspace: SegmentSource | Mapping[str, Segment] | None,
+        pages: PageImages = NO_PAGE_IMAGES,
     ):
         self.max_marker = len(context)
         self.resolver = SectionResolver(context=context, workspace=workspace)
