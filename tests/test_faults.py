@@ -11,6 +11,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import orjson
@@ -68,6 +69,20 @@ class FaultEnv:
 
     def send(self, task: str, object_id: str) -> None:
         self.app.send_task(task, args=[object_id])
+
+    @contextmanager
+    def inbox_taken(self) -> Iterator[None]:
+        """Rows written meanwhile record no inbox entry, as if a taker had already enqueued their work and the
+        broker lost it (or it still waits in the queue): only reconcile finds them, even with a worker running."""
+        with psycopg.connect(self.services.database_url, autocommit=True) as conn:
+            triggers = (("documents", "documents_inbox"), ("messages", "messages_inbox"))
+            for table, trigger in triggers:
+                conn.execute(f"alter table {table} disable trigger {trigger}")
+            try:
+                yield
+            finally:
+                for table, trigger in triggers:
+                    conn.execute(f"alter table {table} enable trigger {trigger}")
 
     def document(self, pages: int, workspace: str | None = None, raw: bytes | None = None) -> tuple[str, str]:
         workspace = workspace or str(uuid.uuid4())
@@ -268,8 +283,7 @@ def test_past_the_retry_budget_a_message_fails_instead_of_looping(env: FaultEnv,
 def test_poison_task_is_failed_after_the_redelivery_cap(env: FaultEnv) -> None:
     worker = env.worker()
     try:
-        _, document_id = env.document(pages=120)
-        env.send("segcite.ingest_document", document_id)
+        _, document_id = env.document(pages=120)  # the row's inbox entry is the one task
         deliveries = redis.Redis.from_url(redis_client_url(env.services.redis_url))
         key = f"segcite:deliveries:document:{document_id}"
         kills = 0
@@ -302,8 +316,7 @@ def test_a_lost_workspace_lock_stops_the_ingest_before_its_next_write(env: Fault
     )
     intruder = redis.Redis.from_url(redis_client_url(env.services.redis_url))
     try:
-        workspace, document_id = env.document(pages=40)
-        env.send("segcite.ingest_document", document_id)
+        workspace, document_id = env.document(pages=40)  # the row's inbox entry is the one task
         wait_until(
             lambda: (d := env.store.get_document(document_id)).status == "ingesting" and d.progress > 0.5,
             timeout=60,
@@ -522,18 +535,20 @@ def backdate(env: FaultEnv, table: str, row_id: str, status: str) -> None:
 def left_unfinished(env: FaultEnv, pages: int) -> tuple[str, str, str, str]:
     """A document left `ingesting` and an answer left `processing` two hours ago (their tasks are gone), and a
     second answer to the same question: (document id, answer id, conversation id, question id)."""
-    workspace, document_id = env.document(pages=pages)
-    backdate(env, "documents", document_id, "ingesting")
-    conversation = env.store.create_conversation(workspace)
-    question = env.store.create_message(conversation, "user", "What does page 3 say about the budget?")
-    answer = env.store.create_message(conversation, "assistant", "", reply_to=question.id)
-    backdate(env, "messages", answer.id, "processing")
+    with env.inbox_taken():
+        workspace, document_id = env.document(pages=pages)
+        backdate(env, "documents", document_id, "ingesting")
+        conversation = env.store.create_conversation(workspace)
+        question = env.store.create_message(conversation, "user", "What does page 3 say about the budget?")
+        answer = env.store.create_message(conversation, "assistant", "", reply_to=question.id)
+        backdate(env, "messages", answer.id, "processing")
     return document_id, answer.id, conversation, question.id
 
 
 def test_work_left_by_a_dead_worker_is_resumed_on_worker_start(env: FaultEnv) -> None:
     document_id, answer_id, conversation, question_id = left_unfinished(env, pages=5)
-    fresh = env.store.create_message(conversation, "assistant", "", reply_to=question_id)  # not stale: untouched
+    with env.inbox_taken():  # its task waits in the queue
+        fresh = env.store.create_message(conversation, "assistant", "", reply_to=question_id)  # not stale: untouched
     env.worker()
     try:
         assert env.wait_document(document_id).status == "ingested"
@@ -553,8 +568,9 @@ def test_work_lost_while_workers_run_is_taken_up_within_a_time_limit(env: FaultE
     try:
         # Made after the worker started: only the periodic pass can find these.
         document_id, answer_id, conversation, question_id = left_unfinished(env, pages=3)
-        queued = env.store.create_message(conversation, "assistant", "", reply_to=question_id)
-        backdate(env, "messages", queued.id, "pending")
+        with env.inbox_taken():  # its task waits in the queue
+            queued = env.store.create_message(conversation, "assistant", "", reply_to=question_id)
+            backdate(env, "messages", queued.id, "pending")
         assert env.wait_document(document_id, timeout=60).status == "ingested"
         message = env.wait_message(answer_id, timeout=60)
         assert message.status == "done" and message.content
@@ -638,10 +654,11 @@ def test_database_down_for_ten_seconds_during_a_batch(env: FaultEnv) -> None:
 
 
 def test_past_the_retry_budget_with_the_database_down_the_failure_is_written_when_it_is_back(env: FaultEnv) -> None:
-    workspace, document_id = env.document(pages=5)
-    conversation = env.store.create_conversation(workspace)
-    question = env.store.create_message(conversation, "user", "What does page 3 say about the budget?")
-    answer = env.store.create_message(conversation, "assistant", "", reply_to=question.id)
+    with env.inbox_taken():  # the tasks are sent below, once the database is down
+        workspace, document_id = env.document(pages=5)
+        conversation = env.store.create_conversation(workspace)
+        question = env.store.create_message(conversation, "user", "What does page 3 say about the budget?")
+        answer = env.store.create_message(conversation, "assistant", "", reply_to=question.id)
     env.worker(SEGCITE_MAX_RETRIES="2", SEGCITE_DB_TIMEOUT="1")
     try:
         stop_postgres(env.home)  # down for longer than the whole retry budget

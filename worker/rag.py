@@ -238,8 +238,9 @@ class RagStore:
             llm_model_func=self._llm_func(),
             tokenizer=Tokenizer("segcite-offline", OfflineTokenizer()),
             chunk_token_size=CHUNK_TOKEN_SIZE,
-            embedding_batch_num=EMBEDDING_BATCH,
-            embedding_func_max_async=EMBEDDING_REQUESTS_IN_FLIGHT,
+            # LightRAG's own variables still win where given (a slow or rate-limited provider).
+            embedding_batch_num=int(os.environ.get("EMBEDDING_BATCH_NUM") or EMBEDDING_BATCH),
+            embedding_func_max_async=int(os.environ.get("EMBEDDING_FUNC_MAX_ASYNC") or EMBEDDING_REQUESTS_IN_FLIGHT),
             # Retrieval returns the top K whatever their similarity; the citation checks judge relevance.
             vector_db_storage_cls_kwargs={"cosine_better_than_threshold": -1.0},
         )
