@@ -60,12 +60,15 @@ INIT_LOCK_WAIT = 120.0
 # graph cannot be navigated (recall@10 against exact 0.06-0.10 from 4,000 chunks up, at ef_search 100; 1.0 only
 # at ef_search 1000, as slow as an exact scan), and about a quarter of a question's exact top 10 share no word
 # with it (hash collisions), so no full-text candidate set holds them either (bench/bench_scale.py, measured).
-# So a workspace of up to this many chunks is searched exactly, by a scan of its rows: 18 ms at 4,000 chunks,
-# 41 ms at 10,000, 89 ms at 20,000 (p50, warm); above it, at 100,000, a scan takes 1 s, and LightRAG's
-# iterative HNSW search stays. A real model's vectors navigate HNSW: its workspaces keep LightRAG's search.
+# So a workspace of up to this many chunks is searched exactly, by a scan of its rows through the workspace's
+# btree: 16 ms at 4,000 chunks, 36 ms at 10,000, 62-130 ms at 20,000 (p50, warm); at 100,000 a scan takes 1 s
+# (1 s exact vs 0.13 recall: LightRAG's iterative HNSW search stays there). A real model's vectors navigate
+# HNSW: its workspaces keep LightRAG's search.
 HASH_EXACT_SEARCH_MAX_CHUNKS = 20_000
-# `+ 0`: HNSW serves only `ORDER BY content_vector <=> q` itself; the sum keeps the planner on the workspace's
-# btree (an exact top K). An all-zero question vector (no content word) is near nothing, as in LightRAG's query.
+# `+ 0`: HNSW serves only `ORDER BY content_vector <=> q` itself, so the sum keeps the planner off it (an exact top
+# K); no sequential scan, which the planner picks for a workspace of 10% of the table: it reads every workspace's
+# rows (91 ms against 62 ms by the btree at 20,000 of 200,000 chunks), and so would grow with the table.
+_EXACT_SEARCH_PLAN = "set local enable_seqscan = off"
 _WORKSPACE_CHUNKS = "select count(*) from (select 1 from {table} where workspace = $1 limit $2) as chunk"
 _EXACT_SEARCH = "select content from {table} where workspace = $1 order by (content_vector <=> $2::{cast}) + 0 limit $3"
 
@@ -390,20 +393,19 @@ class RagStore:
 
     async def _exact_search(self, rag, question: str, top_k: int) -> list[str] | None:
         """The exact top K of a workspace of at most HASH_EXACT_SEARCH_MAX_CHUNKS chunks, on LightRAG's own
-        connections (its settings and vector codec); None for a bigger workspace."""
+        connections (its settings and vector codec), in one transaction; None for a bigger workspace."""
         vdb = rag.chunks_vdb
         cast = "halfvec" if getattr(vdb.db, "vector_index_type", None) == "HNSW_HALFVEC" else "vector"
         limit = HASH_EXACT_SEARCH_MAX_CHUNKS + 1
-        size = await vdb.db.query(_WORKSPACE_CHUNKS.format(table=vdb.table_name), [vdb.workspace, limit])
-        if size is None or size["count"] >= limit:
-            return None
         vector = (await self.embedder([question]))[0]
-        if not np.any(vector):
-            return []
-        rows = await vdb.db.query(
-            _EXACT_SEARCH.format(table=vdb.table_name, cast=cast), [vdb.workspace, vector, top_k], multirows=True
-        )
-        return segment_ids_of(rows or [])
+        async with vdb.db.pool.acquire() as conn, conn.transaction():
+            await conn.execute(_EXACT_SEARCH_PLAN)
+            if await conn.fetchval(_WORKSPACE_CHUNKS.format(table=vdb.table_name), vdb.workspace, limit) >= limit:
+                return None
+            if not np.any(vector):  # no content word: near nothing, as LightRAG's query finds
+                return []
+            rows = await conn.fetch(_EXACT_SEARCH.format(table=vdb.table_name, cast=cast), vdb.workspace, vector, top_k)
+        return segment_ids_of(rows)
 
     def chunk_count(self, workspace_id: str, document_id: str) -> int:
         async def run() -> int:
