@@ -61,9 +61,9 @@ INIT_LOCK_WAIT = 120.0
 # at ef_search 1000, as slow as an exact scan), and about a quarter of a question's exact top 10 share no word
 # with it (hash collisions), so no full-text candidate set holds them either (bench/bench_scale.py, measured).
 # So a workspace of up to this many chunks is searched exactly, by a scan of its rows through the workspace's
-# btree: 16 ms at 4,000 chunks, 36 ms at 10,000, 62-130 ms at 20,000 (p50, warm); at 100,000 a scan takes 1 s
-# (1 s exact vs 0.13 recall: LightRAG's iterative HNSW search stays there). A real model's vectors navigate
-# HNSW: its workspaces keep LightRAG's search.
+# btree: 15 ms at 4,000 chunks, 35 ms at 10,000, 69 ms at 20,000 (p50 of `retrieve`, warm, 200,000 in the table).
+# A bigger one keeps LightRAG's iterative HNSW search (recall@10 0.13): an exact scan of 100,000 chunks reads
+# every vector (TOASTed, 2 kB each) and takes 1 s. A real model's vectors navigate HNSW: LightRAG's search for them.
 HASH_EXACT_SEARCH_MAX_CHUNKS = 20_000
 # `+ 0`: HNSW serves only `ORDER BY content_vector <=> q` itself, so the sum keeps the planner off it (an exact top
 # K); no sequential scan, which the planner picks for a workspace of 10% of the table: it reads every workspace's
