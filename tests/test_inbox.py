@@ -24,6 +24,7 @@ from conftest import WorkerProcess, free_port, new_database, segcite, service_en
 from docai_synth import PageSpec, build_document
 from openai_stub import FakeOpenAI
 
+from worker.answers import EMPTY_WORKSPACE
 from worker.app import make_celery
 from worker.embedded import Services, start_redis, stop_redis
 from worker.inbox import Taker, poll
@@ -179,7 +180,9 @@ def test_a_rolled_back_insert_leaves_no_entry_and_starts_nothing(inbox: Inbox) -
     assert inbox.sql("select count(*) from segcite_inbox") == [(0,)]
     with psycopg.connect(inbox.database_url, autocommit=True) as conn:
         committed = insert_question(conn, workspace, "Is the lamp visible?")
-    wait_for(lambda: inbox.message(committed)[0] == "done", timeout=120, what="the committed question's answer")
+    # The workspace holds no document: the committed question is answered by saying so (`failed`, with why).
+    wait_for(lambda: inbox.message(committed)[0] == "failed", timeout=120, what="the committed question's answer")
+    assert inbox.sql("select error from messages where id = %s", committed) == [(EMPTY_WORKSPACE,)]
     log = worker.log.read_text()
     assert committed in log  # each task's result names its message
     assert rolled_back not in log
