@@ -189,13 +189,14 @@ def database_without_worker(services: Services) -> Iterator[str]:
 def celery_worker(services: Services, service_home: Path, celery_app, migrated) -> Iterator[WorkerProcess]:
     worker = WorkerProcess(service_env(services, service_home), service_home / "worker.log")
     try:
-        wait_for(lambda: _pings(celery_app), timeout=60, what=f"the worker (log: {worker.log})", interval=0.5)
+        wait_for(lambda: pings(celery_app), timeout=60, what=f"the worker (log: {worker.log})", interval=0.5)
         yield worker
     finally:
         worker.stop()
 
 
-def _pings(app) -> bool:
+def pings(app) -> bool:
+    """Whether a worker answers `segcite.ping` within 2 s."""
     result = app.send_task("segcite.ping")
     try:
         return bool(result.get(timeout=2))

@@ -20,7 +20,7 @@ import orjson
 import psycopg
 import pytest
 import respx
-from conftest import WorkerProcess, free_port, new_database, segcite, service_env, wait_for
+from conftest import WorkerProcess, free_port, new_database, pings, segcite, service_env, wait_for
 from docai_synth import PageSpec, build_document
 from openai_stub import FakeOpenAI
 
@@ -56,7 +56,7 @@ class Inbox:
         worker = WorkerProcess(self.env, self.home / "worker.log", concurrency=concurrency)
         self.workers.append(worker)
         app = make_celery(Settings(redis_url=self.redis_url, segcite_home=self.home))
-        wait_for(lambda: _pings(app), timeout=90, what=f"a worker (log {worker.log})", interval=0.5)
+        wait_for(lambda: pings(app), timeout=90, what=f"a worker (log {worker.log})", interval=0.5)
         return worker
 
     def sql(self, query: str, *params: object) -> list[tuple]:
@@ -75,16 +75,6 @@ class Inbox:
         key = f"docai/{uuid.uuid4()}/{name}"
         LocalFolderStore(self.home / "objects").put(key, orjson.dumps(build_document([PageSpec(sentences)])[0]))
         return key
-
-
-def _pings(app) -> bool:
-    result = app.send_task("segcite.ping")
-    try:
-        return bool(result.get(timeout=2))
-    except Exception:
-        return False
-    finally:
-        result.forget()
 
 
 @pytest.fixture
