@@ -82,82 +82,53 @@ begin
     end if;
 end $$;
 
--- Rows in, rows out: one aggregate per statement (a COPY or a bulk insert of a document's segments is one).
+-- Rows in, rows out: one aggregate per statement (a COPY or a bulk insert of a document's segments is one). An
+-- update is the old rows out, then the new rows in (text or workspace may have changed). One function for the
+-- three triggers, each naming its transition tables; a branch reads only the tables its trigger has.
 -- Security definer: whoever may write segments keeps the counts, without rights on the stats tables.
 -- Keys are written in order, so two statements never wait on each other's rows crosswise.
-create or replace function segcite_count_segments_in() returns trigger
+create or replace function segcite_count_segments() returns trigger
     language plpgsql security definer set search_path = pg_catalog, public, pg_temp
 as $$
 begin
-    insert into segcite_term_stats as st (workspace_id, term, df)
-    select r.workspace_id, t.term, count(*)
-    from segcite_rows_in r, unnest(tsvector_to_array(r.tsv)) as t(term)
-    group by 1, 2 order by 1, 2
-    on conflict (workspace_id, term) do update set df = st.df + excluded.df;
-    insert into segcite_workspace_stats as ws (workspace_id, segments)
-    select r.workspace_id, count(*) from segcite_rows_in r group by 1 order by 1
-    on conflict (workspace_id) do update set segments = ws.segments + excluded.segments;
-    return null;
-end $$;
-
-create or replace function segcite_count_segments_out() returns trigger
-    language plpgsql security definer set search_path = pg_catalog, public, pg_temp
-as $$
-begin
-    with gone as (
-        select r.workspace_id, t.term, count(*) as n
-        from segcite_rows_out r, unnest(tsvector_to_array(r.tsv)) as t(term)
-        group by 1, 2
-    )
-    update segcite_term_stats st set df = st.df - gone.n
-    from gone where st.workspace_id = gone.workspace_id and st.term = gone.term;
-    delete from segcite_term_stats st
-    where st.df <= 0 and st.workspace_id in (select distinct workspace_id from segcite_rows_out);
-    update segcite_workspace_stats ws set segments = ws.segments - gone.n
-    from (select workspace_id, count(*) as n from segcite_rows_out group by 1) as gone
-    where ws.workspace_id = gone.workspace_id;
-    delete from segcite_workspace_stats ws
-    where ws.segments <= 0 and ws.workspace_id in (select distinct workspace_id from segcite_rows_out);
-    return null;
-end $$;
-
-create or replace function segcite_count_segments_changed() returns trigger
-    language plpgsql security definer set search_path = pg_catalog, public, pg_temp
-as $$
-begin
-    -- An update is the old rows out, then the new rows in (text or workspace may have changed).
-    with gone as (
-        select r.workspace_id, t.term, count(*) as n
-        from segcite_rows_out r, unnest(tsvector_to_array(r.tsv)) as t(term)
-        group by 1, 2
-    )
-    update segcite_term_stats st set df = st.df - gone.n
-    from gone where st.workspace_id = gone.workspace_id and st.term = gone.term;
-    update segcite_workspace_stats ws set segments = ws.segments - gone.n
-    from (select workspace_id, count(*) as n from segcite_rows_out group by 1) as gone
-    where ws.workspace_id = gone.workspace_id;
-    insert into segcite_term_stats as st (workspace_id, term, df)
-    select r.workspace_id, t.term, count(*)
-    from segcite_rows_in r, unnest(tsvector_to_array(r.tsv)) as t(term)
-    group by 1, 2 order by 1, 2
-    on conflict (workspace_id, term) do update set df = st.df + excluded.df;
-    insert into segcite_workspace_stats as ws (workspace_id, segments)
-    select r.workspace_id, count(*) from segcite_rows_in r group by 1 order by 1
-    on conflict (workspace_id) do update set segments = ws.segments + excluded.segments;
-    delete from segcite_term_stats st
-    where st.df <= 0 and st.workspace_id in (select distinct workspace_id from segcite_rows_out);
-    delete from segcite_workspace_stats ws
-    where ws.segments <= 0 and ws.workspace_id in (select distinct workspace_id from segcite_rows_out);
+    if tg_op <> 'INSERT' then
+        with gone as (
+            select r.workspace_id, t.term, count(*) as n
+            from segcite_rows_out r, unnest(tsvector_to_array(r.tsv)) as t(term)
+            group by 1, 2
+        )
+        update segcite_term_stats st set df = st.df - gone.n
+        from gone where st.workspace_id = gone.workspace_id and st.term = gone.term;
+        update segcite_workspace_stats ws set segments = ws.segments - gone.n
+        from (select workspace_id, count(*) as n from segcite_rows_out group by 1) as gone
+        where ws.workspace_id = gone.workspace_id;
+    end if;
+    if tg_op <> 'DELETE' then
+        insert into segcite_term_stats as st (workspace_id, term, df)
+        select r.workspace_id, t.term, count(*)
+        from segcite_rows_in r, unnest(tsvector_to_array(r.tsv)) as t(term)
+        group by 1, 2 order by 1, 2
+        on conflict (workspace_id, term) do update set df = st.df + excluded.df;
+        insert into segcite_workspace_stats as ws (workspace_id, segments)
+        select r.workspace_id, count(*) from segcite_rows_in r group by 1 order by 1
+        on conflict (workspace_id) do update set segments = ws.segments + excluded.segments;
+    end if;
+    if tg_op <> 'INSERT' then
+        delete from segcite_term_stats st
+        where st.df <= 0 and st.workspace_id in (select distinct workspace_id from segcite_rows_out);
+        delete from segcite_workspace_stats ws
+        where ws.segments <= 0 and ws.workspace_id in (select distinct workspace_id from segcite_rows_out);
+    end if;
     return null;
 end $$;
 
 create or replace trigger segcite_segments_in after insert on document_segments
-    referencing new table as segcite_rows_in for each statement execute function segcite_count_segments_in();
+    referencing new table as segcite_rows_in for each statement execute function segcite_count_segments();
 create or replace trigger segcite_segments_out after delete on document_segments
-    referencing old table as segcite_rows_out for each statement execute function segcite_count_segments_out();
+    referencing old table as segcite_rows_out for each statement execute function segcite_count_segments();
 create or replace trigger segcite_segments_changed after update on document_segments
     referencing old table as segcite_rows_out new table as segcite_rows_in
-    for each statement execute function segcite_count_segments_changed();
+    for each statement execute function segcite_count_segments();
 
 -- The search. Candidates: every segment holding one of the rarest terms while their summed df stays within
 -- `budget` (exact: rare words are never cut), plus at most `budget` holding the two next rarer terms together,
@@ -242,7 +213,7 @@ alter table segcite_term_stats enable row level security;
 alter table segcite_workspace_stats enable row level security;
 revoke all on table segcite_term_stats, segcite_workspace_stats from public;
 revoke execute on function segcite_search_segments(uuid, text[], integer), segcite_cjk_grams(text),
-    segcite_segment_tsv(text), segcite_count_segments_in(), segcite_count_segments_out(), segcite_count_segments_changed() from public;
+    segcite_segment_tsv(text), segcite_count_segments() from public;
 do $$
 declare
     api_role text;
@@ -251,8 +222,7 @@ begin
         execute format('revoke all on table segcite_term_stats, segcite_workspace_stats from %I', api_role);
         execute format(
             'revoke execute on function segcite_search_segments(uuid, text[], integer), segcite_cjk_grams(text), '
-            'segcite_segment_tsv(text), '
-            'segcite_count_segments_in(), segcite_count_segments_out(), segcite_count_segments_changed() from %I',
+            'segcite_segment_tsv(text), segcite_count_segments() from %I',
             api_role);
     end loop;
     -- The workers' Data API role (the `supabase` store) searches through the RPC, which reads the stats.
