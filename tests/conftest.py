@@ -175,6 +175,16 @@ def migrated(services: Services) -> str:
 
 
 @pytest.fixture(scope="module")
+def store(migrated: str):
+    """The `postgres` store on the worker's database (a module that overrides `migrated` gets its own)."""
+    from worker.stores.postgres import PostgresStore
+
+    store = PostgresStore(migrated, max_size=2)
+    yield store
+    store.close()
+
+
+@pytest.fixture(scope="module")
 def database_without_worker(services: Services) -> Iterator[str]:
     """A migrated database of the module's own, which the session's worker does not serve: the rows a test writes
     there (an `uploaded` document, a `pending` answer) record work in its inbox that no worker's taker takes."""

@@ -12,14 +12,6 @@ from conftest import segcite as run
 from conftest import service_env
 
 from worker.app_actions import MESSAGE_DONE, ask, wait_for, workspace_id
-from worker.stores.postgres import PostgresStore
-
-
-@pytest.fixture(scope="module")
-def store(migrated: str):
-    store = PostgresStore(migrated, max_size=2)
-    yield store
-    store.close()
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,6 @@ from docai_synth import PageSpec, build_document
 from worker.app_actions import DOCUMENT_DONE, MESSAGE_DONE, ask, upload, wait_for, workspace_id
 from worker.objects import LocalFolderStore
 from worker.rag import workspace_name
-from worker.stores.postgres import PostgresStore
 
 REPORT = [
     PageSpec(["Harbor Point solar farm covers 42 hectares near Eastwick.", "It joined the grid in March 2021."]),
@@ -27,13 +26,6 @@ REPORT = [
     ),
     PageSpec(["A 12 megawatt hour battery will be installed in 2026."]),
 ]
-
-
-@pytest.fixture(scope="module")
-def store(migrated: str):
-    store = PostgresStore(migrated, max_size=2)
-    yield store
-    store.close()
 
 
 @pytest.fixture(scope="module")
