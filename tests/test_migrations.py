@@ -187,6 +187,7 @@ def test_supabase_parts_apply_where_supabase_pieces_exist(fresh_database: str) -
         "document_segments",
         "documents",
         "messages",
+        "segcite_hash_vectors",  # the hash embedder's vectors (012_hash_vectors.sql): RLS with no policy, internal
         "segcite_inbox",  # the inbox (007_inbox.sql): RLS with no policy, only the workers take from it
         "segcite_migrations",  # the log too: RLS with no policy (004_tenancy.sql)
         "segcite_term_stats",  # search statistics (010_search_scale.sql): RLS with no policy, internal

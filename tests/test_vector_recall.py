@@ -1,6 +1,6 @@
-"""Vector search with the offline `hash` embedder (worker/rag.py, design §4 "Scale"): a workspace of up to
-HASH_EXACT_SEARCH_MAX_CHUNKS chunks is searched exactly; a bigger one by LightRAG's own search, which still
-returns K. The exact answer is computed here with numpy from the same embedder."""
+"""Vector search with the offline `hash` embedder (worker/rag.py, design §4 "Scale"): its vectors are kept sparse
+in segcite_hash_vectors (migration 012) and searched exactly there, whatever the workspace's size; LightRAG's
+chunk table then has no HNSW index. The exact answer is computed here with numpy from the same embedder."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
+import psycopg
 import pytest
 
-import worker.rag
 from ingest import Segment, tagged_text
 from worker.embeddings import HashEmbedder, hash_embed
 from worker.rag import RagStore
@@ -63,17 +63,69 @@ def test_a_question_without_content_words_is_near_nothing(rag: RagStore) -> None
     assert rag.retrieve(workspace, "what is the", K) == []
 
 
-def test_a_workspace_over_the_bound_is_searched_by_lightrag_and_still_returns_k(rag: RagStore, monkeypatch) -> None:
-    workspace, segments = workspace_with(rag, 30)
-    monkeypatch.setattr(worker.rag, "HASH_EXACT_SEARCH_MAX_CHUNKS", 10)
-    asked = []
-    exact_search = RagStore._exact_search
+def hash_vector_rows(database: str, workspace: str) -> dict[str, int]:
+    with psycopg.connect(database) as conn:
+        rows = conn.execute(
+            "select document_id::text, count(*) from segcite_hash_vectors where workspace_id = %s group by 1",
+            (workspace,),
+        ).fetchall()
+    return dict(rows)
 
-    async def spy(self, lightrag, question, top_k):
-        asked.append(question)
-        return await exact_search(self, lightrag, question, top_k)
 
-    monkeypatch.setattr(RagStore, "_exact_search", spy)
-    found = rag.retrieve(workspace, "alpha beta", K)
-    assert asked == ["alpha beta"]  # it was asked, and said the workspace is too big for it
-    assert len(found) == K and set(found) <= {s.segment_id for s in segments}
+def test_each_chunk_has_its_sparse_vector_and_lightrag_has_no_hnsw_index(
+    rag: RagStore, database_without_worker
+) -> None:
+    workspace, segments = workspace_with(rag, 25)
+    document = segments[0].document_id
+    assert hash_vector_rows(database_without_worker, workspace) == {document: 25}
+    with psycopg.connect(database_without_worker) as conn:
+        stored = conn.execute(
+            "select segment_index, embedding::text from segcite_hash_vectors where document_id = %s order by 1",
+            (document,),
+        ).fetchall()
+        table = asyncio.run_coroutine_threadsafe(_table(rag, workspace), rag._loop).result(60)
+        hnsw = conn.execute(
+            "select indexdef from pg_indexes where tablename = %s and indexdef ilike '%%hnsw%%'", (table,)
+        )
+        assert hnsw.fetchall() == []
+    # The stored vector is the embedder's, non-zero dimensions only (pgvector counts them from 1).
+    expected = hash_embed([tagged_text(segments[3])], rag.embedder.dim)[0]
+    index, text = stored[3]
+    dims = {int(k) - 1: float(v) for k, v in (p.split(":") for p in text.split("}")[0].lstrip("{").split(","))}
+    assert index == 3 and sorted(dims) == list(np.flatnonzero(expected))
+    assert all(abs(dims[d] - expected[d]) < 1e-6 for d in dims)
+
+
+async def _table(rag: RagStore, workspace: str) -> str:
+    return (await rag._instance(workspace)).chunks_vdb.table_name.lower()
+
+
+def test_a_replaced_or_deleted_document_leaves_no_old_vectors(rag: RagStore, database_without_worker) -> None:
+    workspace, segments = workspace_with(rag, 10)
+    document = segments[0].document_id
+    assert rag.replace_document(workspace, document, segments[:4]) == 4
+    assert hash_vector_rows(database_without_worker, workspace) == {document: 4}
+    assert set(rag.retrieve(workspace, "alpha beta gamma", K)) <= {s.segment_id for s in segments[:4]}
+    rag.delete_document(workspace, document)
+    assert hash_vector_rows(database_without_worker, workspace) == {}
+    assert rag.retrieve(workspace, "alpha beta gamma", K) == []
+
+
+def test_chunks_stored_before_migration_012_get_their_vectors_at_first_use(
+    rag: RagStore, database_without_worker, service_home: Path
+) -> None:
+    """A workspace ingested before segcite_hash_vectors existed: its vectors come from LightRAG's own table when
+    a process first uses it, so its documents are found again."""
+    workspace, segments = workspace_with(rag, 20)
+    with psycopg.connect(database_without_worker) as conn:
+        conn.execute("delete from segcite_hash_vectors where workspace_id = %s", (workspace,))
+    settings = Settings(segcite_home=service_home)
+    fresh = RagStore(settings, database_without_worker, HashEmbedder(settings.segcite_embedding_dim))
+    try:
+        found = fresh.retrieve(workspace, "kappa theta", K)
+    finally:
+        fresh.close()
+    assert hash_vector_rows(database_without_worker, workspace) == {segments[0].document_id: 20}
+    distances = exact_distances(rag, "kappa theta", segments)
+    kth = sorted(distances.values())[K - 1]
+    assert len(found) == K and all(distances[i] <= kth + 1e-3 for i in found)

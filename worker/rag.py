@@ -13,15 +13,18 @@ import os
 import re
 import threading
 import time
+import uuid
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import psycopg
+from pgvector import SparseVector
 from psycopg.conninfo import conninfo_to_dict
 
-from ingest import Segment, leading_tag_id, tagged_text
+from ingest import Segment, leading_tag_id, make_segment_id, parse_segment_id, tagged_text
 from worker.embeddings import Embedder, HashEmbedder
 from worker.errors import PermanentError, TransientError
 from worker.openai_client import openai_client
@@ -57,20 +60,32 @@ VECTOR_SEARCH_SETTINGS = {
 }
 INIT_LOCK_WAIT = 120.0
 # The offline `hash` embedder's vectors are signed hashes of words and word pairs: nearly orthogonal, so HNSW's
-# graph cannot be navigated (recall@10 against exact 0.06-0.10 from 4,000 chunks up, at ef_search 100; 1.0 only
-# at ef_search 1000, as slow as an exact scan), and about a quarter of a question's exact top 10 share no word
-# with it (hash collisions), so no full-text candidate set holds them either (bench/bench_scale.py, measured).
-# So a workspace of up to this many chunks is searched exactly, by a scan of its rows through the workspace's
-# btree: 15 ms at 4,000 chunks, 35 ms at 10,000, 69 ms at 20,000 (p50 of `retrieve`, warm, 200,000 in the table).
-# A bigger one keeps LightRAG's iterative HNSW search (recall@10 0.13): an exact scan of 100,000 chunks reads
-# every vector (TOASTed, 2 kB each) and takes 1 s. A real model's vectors navigate HNSW: LightRAG's search for them.
-HASH_EXACT_SEARCH_MAX_CHUNKS = 20_000
-# `+ 0`: HNSW serves only `ORDER BY content_vector <=> q` itself, so the sum keeps the planner off it (an exact top
-# K); no sequential scan, which the planner picks for a workspace of 10% of the table: it reads every workspace's
-# rows (91 ms against 62 ms by the btree at 20,000 of 200,000 chunks), and so would grow with the table.
+# graph cannot be navigated (recall@10 against exact 0.06-0.13 from 4,000 chunks up, at ef_search 100; 1.0 only
+# at ef_search 1000, as slow as an exact scan of LightRAG's table, whose dense vectors are TOASTed: 1 s at 100,000
+# chunks). So in naive mode they are also kept sparse, in migration 012's `segcite_hash_vectors`, and searched
+# exactly there, whatever the workspace's size; LightRAG's table then needs no HNSW index (an insert into it was
+# most of an ingest's time). A real model's vectors navigate HNSW: LightRAG's search for them (bench/bench_scale.py).
+# Forced off the sequential scan: it reads every workspace's rows, so it would grow with the table; a bitmap
+# scan of the workspace's primary key prefix reads only its pages.
 _EXACT_SEARCH_PLAN = "set local enable_seqscan = off"
-_WORKSPACE_CHUNKS = "select count(*) from (select 1 from {table} where workspace = $1 limit $2) as chunk"
-_EXACT_SEARCH = "select content from {table} where workspace = $1 order by (content_vector <=> $2::{cast}) + 0 limit $3"
+_EXACT_SEARCH = (
+    "select document_id, segment_index from segcite_hash_vectors where model = $1 and workspace_id = $2 "
+    "order by embedding <#> $3 limit $4"  # negative inner product: the vectors are normalized, so cosine order
+)
+_DELETE_HASH_VECTORS = "delete from segcite_hash_vectors where workspace_id = $1 and document_id = $2"
+_HASH_VECTOR_COLUMNS = ["model", "workspace_id", "document_id", "segment_index", "embedding"]
+# Chunks of a workspace stored before migration 012, whose sparse copy is written at first use (`_backfill`).
+_CHUNKS_WITHOUT_HASH_VECTOR = (
+    "select c.content, c.content_vector::sparsevec as embedding from {table} c where c.workspace = $1 "
+    "and not exists (select 1 from segcite_hash_vectors h where h.model = $2 and h.workspace_id = $3 "
+    "and h.document_id::text = c.full_doc_id)"
+)
+# Two processes may backfill one workspace at once, or an ingest write a document meanwhile: the first row wins.
+_BACKFILL_HASH_VECTORS = (
+    "insert into segcite_hash_vectors (model, workspace_id, document_id, segment_index, embedding) "
+    "select $1, $2, d, i, e from unnest($3::uuid[], $4::int[], $5::sparsevec[]) as r(d, i, e) "
+    "on conflict do nothing"
+)
 
 
 class OfflineTokenizer:
@@ -88,6 +103,12 @@ class OfflineTokenizer:
 
     def decode(self, tokens: list[int]) -> str:
         return "".join(chr((v >> (3 + 21 * i)) & 0x1FFFFF) for v in tokens for i in range(v & 7))
+
+
+def sparse(vector: np.ndarray) -> SparseVector:
+    """A vector as pgvector's sparsevec (its own conversion of a dense one loops over every dimension in Python)."""
+    nonzero = np.flatnonzero(vector)
+    return SparseVector(dict(zip(nonzero.tolist(), vector[nonzero].tolist(), strict=True)), len(vector))
 
 
 def retrieved_segments(segments: Sequence[Segment]) -> list[Segment]:
@@ -118,8 +139,9 @@ def workspace_name(workspace_id: str) -> str:
     return "ws_" + re.sub(r"[^0-9a-zA-Z]", "", workspace_id).lower()
 
 
-def postgres_env(database_url: str) -> dict[str, str]:
-    """LightRAG reads its connection from POSTGRES_* variables."""
+def postgres_env(database_url: str, vector_index: bool = True) -> dict[str, str]:
+    """LightRAG reads its connection from POSTGRES_* variables. Without `vector_index` (the hash embedder in naive
+    mode, searched in segcite_hash_vectors) its chunk table gets no HNSW index, unless the operator asks for one."""
     info = conninfo_to_dict(database_url)
     port = str(info.get("port") or 5432)
     env = {
@@ -131,8 +153,10 @@ def postgres_env(database_url: str) -> dict[str, str]:
         "POSTGRES_MAX_CONNECTIONS": os.environ.get("POSTGRES_MAX_CONNECTIONS", "4"),
         # Half-precision vectors in the HNSW index: inserts about 3x faster at 1024 dimensions (measured,
         # bench/bench_scale.py), half the table and index size, up to 4000 dimensions indexed; recall unchanged.
-        # LightRAG converts an existing table's column and index once, at first use.
-        "POSTGRES_VECTOR_INDEX_TYPE": os.environ.get("POSTGRES_VECTOR_INDEX_TYPE", "HNSW_HALFVEC"),
+        # LightRAG converts an existing table's column and index once, at first use. "": no index.
+        "POSTGRES_VECTOR_INDEX_TYPE": os.environ.get(
+            "POSTGRES_VECTOR_INDEX_TYPE", "HNSW_HALFVEC" if vector_index else ""
+        ),
     }
     if port == "6543":  # Supabase's transaction pooler cannot keep prepared statements
         env["POSTGRES_STATEMENT_CACHE_SIZE"] = "0"
@@ -187,6 +211,8 @@ class _Job:
     on_progress: Callable[[float], None]
     embedded: int = 0
     error: BaseException | None = None
+    # The hash embedder's vectors of this ingest by SEG id, kept for segcite_hash_vectors (naive mode).
+    vectors: dict[str | None, np.ndarray] | None = None
 
 
 class _ReportingEmbedder:
@@ -203,6 +229,8 @@ class _ReportingEmbedder:
     async def __call__(self, texts: list[str], **kwargs: Any) -> np.ndarray:
         vectors = await self.store.embedder(texts, **kwargs)
         job = self.store.job
+        if job is not None and job.vectors is not None:
+            job.vectors.update(zip(map(leading_tag_id, texts), vectors, strict=True))
         if job is not None:
             job.embedded += len(texts)
             try:
@@ -215,7 +243,11 @@ class _ReportingEmbedder:
 
 class RagStore:
     def __init__(self, settings: Settings, database_url: str, embedder: Embedder):
-        os.environ.update(postgres_env(database_url))
+        # The hash embedder's vectors are searched exactly in segcite_hash_vectors (see _EXACT_SEARCH); in mix
+        # mode LightRAG's own searches of entities and relations need its vectors and index whatever the model.
+        self.exact_hash = settings.segcite_rag_mode == "naive" and isinstance(embedder, HashEmbedder)
+        self.hash_model = embedder.model_name  # it names the dimension too
+        os.environ.update(postgres_env(database_url, vector_index=not self.exact_hash))
         os.environ.pop("POSTGRES_WORKSPACE", None)  # it would override every instance's workspace
         self.settings = settings
         self.database_url = database_url
@@ -268,6 +300,8 @@ class RagStore:
             await _take_init_lock(conn)
             await rag.initialize_storages()
             await secure_internal_tables_async(conn)  # before any document goes in (design §4, tenancy)
+        if self.exact_hash:
+            await self._backfill_hash_vectors(rag, workspace_id)
         self._instances[name] = rag
         return rag
 
@@ -306,7 +340,7 @@ class RagStore:
         """Delete, then insert the retrievable segments 1:1 as chunks; wait until LightRAG says PROCESSED.
         `on_progress(fraction)` is called after each embedding batch; what it raises stops the ingest."""
         chunks = retrieved_segments(segments)
-        self.job = _Job(total=len(chunks), on_progress=on_progress)
+        self.job = _Job(total=len(chunks), on_progress=on_progress, vectors={} if self.exact_hash else None)
         try:
             return self._run(self._replace(workspace_id, document_id, chunks, timeout), timeout + 30)
         finally:
@@ -316,7 +350,7 @@ class RagStore:
         from lightrag.parser.routing import resolve_chunk_options
 
         rag = await self._instance(workspace_id)
-        await self._delete(rag, document_id)
+        await self._delete(rag, workspace_id, document_id)
         if not segments:
             return 0
         text = SEPARATOR.join(tagged_text(s).replace("\u241e", "") for s in segments)
@@ -330,7 +364,10 @@ class RagStore:
             chunk_options=options,
         )
         try:
-            return await self._process_until_done(rag, document_id, timeout)
+            count = await self._process_until_done(rag, document_id, timeout)
+            if self.exact_hash:
+                await self._store_hash_vectors(rag, workspace_id, document_id, segments)
+            return count
         except BaseException:
             await self._drop_buffered_writes(rag)
             raise
@@ -361,7 +398,9 @@ class RagStore:
             if storage is not None:
                 await storage.drop_pending_index_ops()
 
-    async def _delete(self, rag, document_id: str) -> None:
+    async def _delete(self, rag, workspace_id: str, document_id: str) -> None:
+        if self.exact_hash:
+            await rag.chunks_vdb.db.pool.execute(_DELETE_HASH_VECTORS, uuid.UUID(workspace_id), uuid.UUID(document_id))
         if await rag.doc_status.get_by_id(document_id) is not None:
             result = await rag.adelete_by_doc_id(document_id)
             if result.status not in ("success", "not_found"):
@@ -369,44 +408,81 @@ class RagStore:
 
     def delete_document(self, workspace_id: str, document_id: str, timeout: float = 300) -> None:
         async def run() -> None:
-            await self._delete(await self._instance(workspace_id), document_id)
+            await self._delete(await self._instance(workspace_id), workspace_id, document_id)
 
         self._run(run(), timeout)
 
     def retrieve(self, workspace_id: str, question: str, top_k: int, timeout: float = 120) -> list[str]:
-        """The SEG ids of the chunks LightRAG's vector search finds for a question, best first."""
+        """The SEG ids of the chunks the vector search finds for a question, best first."""
+        return self.start_retrieve(workspace_id, question, top_k).result(timeout)
 
-        async def run() -> list[str]:
-            from lightrag import QueryParam
+    def start_retrieve(self, workspace_id: str, question: str, top_k: int) -> Future[list[str]]:
+        """`retrieve`, running on the store's loop while the caller does something else (its full-text search)."""
+        return asyncio.run_coroutine_threadsafe(self._retrieve(workspace_id, question, top_k), self._loop)
 
-            rag = await self._instance(workspace_id)
-            if self.settings.segcite_rag_mode == "naive" and isinstance(self.embedder, HashEmbedder):
-                found = await self._exact_search(rag, question, top_k)
-                if found is not None:
-                    return found
-            mode = "naive" if self.settings.segcite_rag_mode == "naive" else "mix"
-            result = await rag.aquery_data(
-                question, QueryParam(mode=mode, chunk_top_k=top_k, top_k=top_k, enable_rerank=False)
-            )
-            return segment_ids_of(context_chunks(result))
+    async def _retrieve(self, workspace_id: str, question: str, top_k: int) -> list[str]:
+        from lightrag import QueryParam
 
-        return self._run(run(), timeout)
+        rag = await self._instance(workspace_id)
+        if self.exact_hash:
+            return await self._exact_search(rag, workspace_id, question, top_k)
+        mode = "naive" if self.settings.segcite_rag_mode == "naive" else "mix"
+        result = await rag.aquery_data(
+            question, QueryParam(mode=mode, chunk_top_k=top_k, top_k=top_k, enable_rerank=False)
+        )
+        return segment_ids_of(context_chunks(result))
 
-    async def _exact_search(self, rag, question: str, top_k: int) -> list[str] | None:
-        """The exact top K of a workspace of at most HASH_EXACT_SEARCH_MAX_CHUNKS chunks, on LightRAG's own
-        connections (its settings and vector codec), in one transaction; None for a bigger workspace."""
-        vdb = rag.chunks_vdb
-        cast = "halfvec" if getattr(vdb.db, "vector_index_type", None) == "HNSW_HALFVEC" else "vector"
-        limit = HASH_EXACT_SEARCH_MAX_CHUNKS + 1
+    async def _exact_search(self, rag, workspace_id: str, question: str, top_k: int) -> list[str]:
+        """The exact top K of the workspace's hash vectors (segcite_hash_vectors), on LightRAG's connections."""
         vector = (await self.embedder([question]))[0]
-        async with vdb.db.pool.acquire() as conn, conn.transaction():
+        if not np.any(vector):  # no content word: near nothing, as LightRAG's query finds
+            return []
+        async with rag.chunks_vdb.db.pool.acquire() as conn, conn.transaction():
             await conn.execute(_EXACT_SEARCH_PLAN)
-            if await conn.fetchval(_WORKSPACE_CHUNKS.format(table=vdb.table_name), vdb.workspace, limit) >= limit:
-                return None
-            if not np.any(vector):  # no content word: near nothing, as LightRAG's query finds
-                return []
-            rows = await conn.fetch(_EXACT_SEARCH.format(table=vdb.table_name, cast=cast), vdb.workspace, vector, top_k)
-        return segment_ids_of(rows)
+            rows = await conn.fetch(_EXACT_SEARCH, self.hash_model, uuid.UUID(workspace_id), sparse(vector), top_k)
+        return [make_segment_id(str(r["document_id"]), r["segment_index"]) for r in rows]
+
+    async def _store_hash_vectors(self, rag, workspace_id: str, document_id: str, segments: Sequence[Segment]) -> None:
+        """The sparse copy of a document's chunk vectors, as LightRAG embedded them (kept by `_ReportingEmbedder`);
+        one the ingest did not embed is embedded here."""
+        kept = self.job.vectors if self.job is not None and self.job.vectors is not None else {}
+        missing = [s for s in segments if s.segment_id not in kept]
+        if missing:
+            vectors = await self.embedder([tagged_text(s) for s in missing])
+            kept = kept | {s.segment_id: v for s, v in zip(missing, vectors, strict=True)}
+        rows = [
+            (
+                self.hash_model,
+                uuid.UUID(workspace_id),
+                uuid.UUID(document_id),
+                s.segment_index,
+                sparse(kept[s.segment_id]),
+            )
+            for s in segments
+        ]
+        async with rag.chunks_vdb.db.pool.acquire() as conn, conn.transaction():
+            await conn.execute(_DELETE_HASH_VECTORS, uuid.UUID(workspace_id), uuid.UUID(document_id))
+            await conn.copy_records_to_table("segcite_hash_vectors", records=rows, columns=_HASH_VECTOR_COLUMNS)
+
+    async def _backfill_hash_vectors(self, rag, workspace_id: str) -> None:
+        """Chunks stored before migration 012 get their sparse copy, from LightRAG's own vectors, at the
+        workspace's first use in this process (a no-op once written: one index probe per document's chunk)."""
+        vdb = rag.chunks_vdb
+        query = _CHUNKS_WITHOUT_HASH_VECTOR.format(table=vdb.table_name)
+        chunks = await vdb.db.pool.fetch(query, vdb.workspace, self.hash_model, uuid.UUID(workspace_id))
+        ids = [parse_segment_id(leading_tag_id(chunk["content"]) or "") for chunk in chunks]
+        kept = [(parsed, chunk["embedding"]) for parsed, chunk in zip(ids, chunks, strict=True) if parsed]
+        if kept:
+            documents = [uuid.UUID(document) for (document, _), _ in kept]
+            indexes = [index for (_, index), _ in kept]
+            await vdb.db.pool.execute(
+                _BACKFILL_HASH_VECTORS,
+                self.hash_model,
+                uuid.UUID(workspace_id),
+                documents,
+                indexes,
+                [vector for _, vector in kept],
+            )
 
     def chunk_count(self, workspace_id: str, document_id: str) -> int:
         async def run() -> int:
