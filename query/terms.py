@@ -7,6 +7,7 @@ decide whether a claim is supported, which `query.match` judges, not where a pas
 
 from __future__ import annotations
 
+import collections
 import functools
 import itertools
 import math
@@ -168,13 +169,9 @@ def embedding_features(text: str) -> dict[str, float]:
     near "invoice". On bench/answers_questions.json (vector search alone, top 12) the answer's page was
     retrieved for 43% of the questions with every word counted, 91% without stopwords; the weights keep
     that figure and decide the order among segments that share words with the question."""
-    counts: dict[str, float] = {}
     tokens = content_tokens(text)
-    for feature in [*tokens, *(f"{a} {b}" for a, b in itertools.pairwise(tokens))]:
-        counts[feature] = counts.get(feature, 0.0) + 1.0
-    return {feature: math.sqrt(n * _mean_rarity(feature)) for feature, n in counts.items()}
-
-
-def _mean_rarity(feature: str) -> float:
-    words = feature.split(" ")
-    return sum(map(rarity, words)) / len(words)
+    rarities = {token: rarity(token) for token in set(tokens)}  # once a word: this runs on every segment at ingest
+    features = {token: math.sqrt(n * rarities[token]) for token, n in collections.Counter(tokens).items()}
+    for (a, b), n in collections.Counter(itertools.pairwise(tokens)).items():
+        features[f"{a} {b}"] = math.sqrt(n * (rarities[a] + rarities[b]) / 2)
+    return features
