@@ -17,6 +17,7 @@ from worker.stores import WorkspaceSegments
 
 # Each search returns this many times top K, so that dropping repeated texts still leaves K.
 CANDIDATES_PER_SLOT = 3
+VECTOR_SEARCH_TIMEOUT = 120.0  # seconds, as RagStore.retrieve's
 
 
 def retrieve_context(rag: RagStore, segments: WorkspaceSegments, question: str, top_k: int) -> list[Segment]:
@@ -27,8 +28,12 @@ def retrieve_context(rag: RagStore, segments: WorkspaceSegments, question: str, 
 
     pool = top_k * CANDIDATES_PER_SLOT
     start = question[:QUESTION_CHARS_READ]  # the rest is pasted text (and an embedding model has a token limit)
-    vector_ids = rag.retrieve(segments.workspace_id, start, pool) if meets_min_rag_query_weight(start) else []
+    # The two searches run at once: the vector one on the RAG store's loop, the full-text one here.
+    vector_search = (
+        rag.start_retrieve(segments.workspace_id, start, pool) if meets_min_rag_query_weight(start) else None
+    )
     full_text = segments.search(search_terms(start), pool)
+    vector_ids = vector_search.result(VECTOR_SEARCH_TIMEOUT) if vector_search is not None else []
     found = {s.segment_id: s for s in full_text}
     found |= segments.lookup(i for i in vector_ids if i not in found)
     ranked_vector = [i for i in vector_ids if i in found]  # a chunk whose segment is gone is not context
