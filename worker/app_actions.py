@@ -174,8 +174,10 @@ def wait_for(
     timeout: float,
     on_change: Callable[[T], None] | None = None,
     what: str = "the task",
+    pause: Callable[[float], None] = time.sleep,
 ) -> T:
-    """Poll `fetch` until `done`; raises WaitTimeout (with the last value seen) after `timeout` seconds."""
+    """Poll `fetch` until `done`; raises WaitTimeout (with the last value seen) after `timeout` seconds.
+    `pause` waits between two polls (at most POLL_INTERVAL): one that an event cuts short reads a change at once."""
     deadline = time.monotonic() + timeout
     last = None
     while True:
@@ -188,4 +190,4 @@ def wait_for(
         left = deadline - time.monotonic()
         if left <= 0:
             raise WaitTimeout(f"{what}: not finished after {timeout:g} s", current)
-        time.sleep(min(POLL_INTERVAL, left))
+        pause(min(POLL_INTERVAL, left))

@@ -15,11 +15,9 @@ from worker.errors import MissingObject, PermanentError
 from worker.page_images import delete_page_images, store_page_images
 from worker.rag import retrieved_segments
 from worker.runtime import Runtime
-from worker.stores.rows import DocumentRow, DocumentStatus
+from worker.stores.rows import EMBEDDED_AT, PARSED_AT, STORED_AT, DocumentRow, DocumentStatus
 from worker.workspace_lock import WorkspaceLock
 
-# Progress of an ingest: parsed at 30%, segments stored at 50%, embedding from 50% to 95%, then done.
-PARSED_AT, STORED_AT, EMBEDDED_AT = 0.3, 0.5, 0.95
 PROGRESS_INTERVAL = 0.5  # seconds between two progress updates while embedding
 _NOT_TO_INGEST = (DocumentStatus.INGESTED, DocumentStatus.DELETING, DocumentStatus.DELETED)
 

@@ -37,7 +37,10 @@ def apply_migrations(database_url: str, folder: Path = MIGRATIONS_DIR) -> list[s
             "create table if not exists segcite_migrations ("
             " name text primary key, sha256 text not null, applied_at timestamptz not null default now())"
         )
+        applied = {name for (name,) in conn.execute("select name from segcite_migrations")}
         for path in migration_files(folder):
+            if path.name in applied:
+                continue  # the usual case on every command: one query, no lock
             sql = path.read_text(encoding="utf-8")
             with conn.transaction():
                 # Serializes concurrent `migrate` runs (several workers starting at once).

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from worker.embedded import Services, resolve_services, stop_postgres, stop_redis
-from worker.migrate import apply_migrations
 from worker.settings import Settings
 
 
@@ -63,6 +62,8 @@ class Up:
 
 def database_up(settings: Settings) -> Up:
     """The database (the embedded one started if need be), migrated: for commands that only read rows."""
+    from worker.migrate import apply_migrations  # psycopg: loaded by the commands that reach the database only
+
     services = resolve_services(settings, start=True, broker=False)
     apply_migrations(services.database_url)
     return Up(services)
@@ -71,6 +72,8 @@ def database_up(settings: Settings) -> Up:
 def ensure_up(settings: Settings) -> Up:
     """Services (embedded ones started), migrations applied, and, on the embedded broker, a background
     worker."""
+    from worker.migrate import apply_migrations
+
     services = resolve_services(settings, start=True)
     apply_migrations(services.database_url)
     if settings.redis_url:

@@ -17,13 +17,14 @@ from celery.signals import worker_process_shutdown, worker_ready
 
 from worker import answers, documents
 from worker.app import app
-from worker.errors import TRANSIENT_ERRORS, PermanentError, describe_transient
+from worker.errors import PermanentError, describe_transient, transient_errors
 from worker.inbox import InboxTaker
 from worker.reconcile import PeriodicReconcile
 from worker.runtime import Runtime, runtime
 from worker.stores.rows import DOCUMENT_UNFINISHED, MESSAGE_UNFINISHED, DocumentStatus
 
 log = logging.getLogger(__name__)
+TRANSIENT_ERRORS = transient_errors()
 RETRY_BACKOFF_MAX = 60  # seconds: backoff is 1, 2, 4… s (full jitter), capped here
 RECORD_FAILURE_RETRIES = 2000  # about a day at the backoff cap; after that, reconcile on start takes over
 BROKER_WAIT = 120.0  # seconds a task waits for the broker to take its retry (see `RowTask.retry`)

@@ -7,15 +7,15 @@ from typing import TYPE_CHECKING, NoReturn
 
 import click
 
-from query.terms import has_words
 from worker.cli.errors import INTERRUPTED, UserError
 from worker.cli.options import SECONDS, workspace_option
 from worker.cli.services import announce, open_store
-from worker.embedded import Services
 from worker.processes import ensure_up
 from worker.settings import Settings, load_settings
 
 if TYPE_CHECKING:
+    from worker.embedded import Services
+    from worker.live_answer import Topic
     from worker.stores import Store
     from worker.stores.rows import MessageRow
 
@@ -55,11 +55,13 @@ def ask_question(
     """Ask in a new conversation and print the answer once it is done (its sections as they come with `stream`);
     False when it failed or did not come within `timeout`, said on stderr."""
     import shlex
+    import time
 
     from worker.app_actions import MESSAGE_DONE, WaitTimeout, ask, wait_for, workspace_id
     from worker.cli.status import waiting_line
     from worker.cli.text import answer_timeout_line
     from worker.events import Work
+    from worker.live_answer import listening
 
     with open_store(settings, services) as store:
         name, workspace = workspace, workspace_id(workspace)
@@ -68,18 +70,23 @@ def ask_question(
             click.echo(f"error: workspace {name!r} holds no documents: add some with `{add}`", err=True)
             return False
         conversation = store.create_conversation(workspace)
-        streamed = stream and _follow_answer(store, services, (workspace, conversation), question, timeout)
-        pending = streamed or ask(store, workspace, question, conversation)
-        try:
-            message = wait_for(lambda: store.get_message(pending.id), lambda m: m.status in MESSAGE_DONE, timeout)
-        except WaitTimeout as exc:
-            pending_now = exc.last.status == "pending"
-            where = waiting_line(settings, store, Work.ANSWER, pending.id) if pending_now else ""
-            line = answer_timeout_line(exc.last.status, timeout, where)
-            click.echo(f"error: {line}", err=True)
-            return False
-        except KeyboardInterrupt:
-            _stopped_waiting(pending.id)
+        # Listening before asking: the answer's events feed `stream`, and end the wait below the moment it is done.
+        with listening(services.database_url, f"conversation:{conversation}") as topic:
+            streamed = stream and _follow_answer(store, topic, (workspace, conversation), question, timeout)
+            pending = streamed or ask(store, workspace, question, conversation)
+            pause = topic.pause if topic is not None else time.sleep
+            try:
+                message = wait_for(
+                    lambda: store.get_message(pending.id), lambda m: m.status in MESSAGE_DONE, timeout, pause=pause
+                )
+            except WaitTimeout as exc:
+                pending_now = exc.last.status == "pending"
+                where = waiting_line(settings, store, Work.ANSWER, pending.id) if pending_now else ""
+                line = answer_timeout_line(exc.last.status, timeout, where)
+                click.echo(f"error: {line}", err=True)
+                return False
+            except KeyboardInterrupt:
+                _stopped_waiting(pending.id)
         if message.status == "failed":
             click.echo(f"error: the answer failed: {message.error}", err=True)
             return False
@@ -88,28 +95,24 @@ def ask_question(
 
 
 def _follow_answer(
-    store: Store, services: Services, where: tuple[str, str], question: str, timeout: float
+    store: Store, topic: Topic | None, where: tuple[str, str], question: str, timeout: float
 ) -> MessageRow | None:
-    """Ask, and print the answer's sections as the worker streams them; the pending message, or None when
-    this database's events cannot be followed from here (then the answer is printed when done)."""
+    """Ask, and print the answer's sections as the worker streams them on `topic`; the pending message, or None
+    when this database's events cannot be followed from here (then the answer is printed when done)."""
     import time
 
     from worker.app_actions import ask
-    from worker.live_answer import Topic, can_follow, follow
+    from worker.live_answer import follow
 
-    if not can_follow(services.database_url):
+    if topic is None:
         click.echo("note: this database sends its events to Supabase Realtime; the answer shows when done", err=True)
         return None
     workspace, conversation = where
-    topic = Topic(services.database_url, f"conversation:{conversation}")
+    pending = ask(store, workspace, question, conversation)  # Ctrl-C before this: nothing was asked yet
     try:
-        pending = ask(store, workspace, question, conversation)  # Ctrl-C before this: nothing was asked yet
-        try:
-            follow(topic, pending.id, time.monotonic() + timeout, lambda text: click.echo(f"{text}\n"))
-        except KeyboardInterrupt:
-            _stopped_waiting(pending.id)
-    finally:
-        topic.close()
+        follow(topic, pending.id, time.monotonic() + timeout, lambda text: click.echo(f"{text}\n"))
+    except KeyboardInterrupt:
+        _stopped_waiting(pending.id)
     return pending
 
 
@@ -128,6 +131,8 @@ def _stopped_waiting(message_id: str) -> NoReturn:
 def ask_command(question: str, workspace: str, as_json: bool, timeout: float, stream: bool) -> None:
     """Ask a question about a workspace's documents and print the answer with its citations: for each, its page
     and the passage that backs it."""
+    from query.terms import has_words
+
     if not question.strip():
         raise UserError("the question is empty")
     if not has_words(question):

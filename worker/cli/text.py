@@ -9,8 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from worker.app_actions import Outcome, Upload
-from worker.documents import EMBEDDED_AT, STORED_AT
-from worker.stores.rows import DocumentRow, DocumentStatus
+from worker.stores.rows import EMBEDDED_AT, STORED_AT, DocumentRow, DocumentStatus
 
 PROGRESS_STEP = 10  # percent: an embedding that moves prints a line per step, not one per update
 

@@ -48,6 +48,9 @@ MESSAGE_UNFINISHED = (MessageStatus.PENDING, MessageStatus.PROCESSING)
 # Unfinished work a task had started (reconcile's periodic pass looks only at these).
 DOCUMENT_STARTED = (DocumentStatus.PARSED, DocumentStatus.INGESTING)
 MESSAGE_STARTED = (MessageStatus.PROCESSING,)
+# A document's `progress` through an ingest: parsed at 30%, segments stored at 50%, embedding from 50% to 95%,
+# then done (written by worker/documents.py, read by whoever shows it).
+PARSED_AT, STORED_AT, EMBEDDED_AT = 0.3, 0.5, 0.95
 
 
 def unfinished(started_only: bool) -> tuple[list[str], list[str]]:
