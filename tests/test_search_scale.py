@@ -81,6 +81,36 @@ def test_a_rare_word_wins_and_common_words_stay_bounded(store) -> None:
     assert len(store.search_segments(workspace, ["report", "line"], 10)) == 10
 
 
+def test_common_words_add_candidates_only_where_they_could_rank(store, migrated: str) -> None:
+    """013's bound: where the rare word's segments are enough and outscore anything holding only the common
+    words, the common words find no candidates of their own, yet still score the rare word's segments; where the
+    rare word's segments are too few, the common words' are ranked after them, as before."""
+    workspace = str(uuid.uuid4())
+    document = store.create_document(workspace, "a.json", "docai/a.json")
+    texts = ["Common filler text."] * 2100 + ["Rare common marker."] * 5 + ["Rare marker."] * 45
+    store.replace_segments(document, segments(document.id, texts))
+    found = store.search_segments(workspace, ["rare", "common", "filler"], 36)
+    # "rare" (50 segments) outscores "common" and "filler" summed: only its segments, those holding "common" too
+    # first (its idf is small, but it counts).
+    assert len(found) == 36 and all("Rare" in s.text for s in found)
+    assert {s.segment_index for s in found[:5]} == set(range(2100, 2105))
+    bounded = rows_read(migrated, workspace, ["rare", "common", "filler"], 36)
+    # 60 asked, more than "rare" holds: the common words' own candidates fill the rest, after every rare one.
+    found = store.search_segments(workspace, ["rare", "common", "filler"], 60)
+    assert len(found) == 60 and all("Rare" in s.text for s in found[:50])
+    assert all(s.text == "Common filler text." for s in found[50:])
+    # The common words' two candidate sets (2,000 each) are read for 60, not for 36.
+    assert rows_read(migrated, workspace, ["rare", "common", "filler"], 60) - bounded >= 2 * 2000
+
+
+def rows_read(database_url: str, workspace: str, terms: list[str], limit: int) -> int:
+    """Rows of document_segments one search fetched (by index and bitmap scans), from the statistics of its own
+    transaction: how many candidates it looked at."""
+    with psycopg.connect(database_url) as conn:
+        conn.execute("select document_id from segcite_search_segments(%s, %s, %s)", (workspace, terms, limit))
+        return conn.execute("select pg_stat_get_xact_tuples_fetched('document_segments'::regclass)").fetchone()[0]
+
+
 def test_cjk_text_matches_single_characters_and_adjacent_pairs(store) -> None:
     workspace = str(uuid.uuid4())
     document = store.create_document(workspace, "a.json", "docai/a.json")
