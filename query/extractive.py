@@ -1,16 +1,18 @@
 """The offline `extractive` answerer: copies from the context what a careful reader would, with its segment id.
 
-Deterministic, no model. The candidates are a table's rows, `label: value` lines (a label line and the value
-line under it count as one), short lines, and the sentences of prose. For each thing the question asks
-(`query.question`), a candidate must hold a value of the kind asked (an amount for "how much", a date for "when",
-a name for "who") that the question does not already state, and the thing asked about (its focus; "the date" or
-"the cost" is answered by the value itself). It is then scored on three counts, each clue weighted by how rare it
-is in the context: the focus it holds, the names of the question it holds (or its segment, or its document:
-"Service B" must be the row, "Company ABC" may be the invoice), and the question's other clues. The best candidate
-of each part that clears a confidence bar becomes a section, cut down to the clause that holds the focus and the
-value when it is a long sentence ("Communicated January 17, 1929"); no candidate at all: one uncited section
-saying the answer was not found. It answers in the JSON `sections` shape of an LLM, so the rest of the pipeline
-cannot tell the difference.
+Deterministic, no model. The candidates are a table's rows, `label: value` lines (a label line and the value line
+under it count as one), short lines, and the sentences of prose. For each thing the question asks
+(`query.question`), a candidate must hold a value of the kind asked (an amount for "how much", a date for "when", a
+name for "who") that the question does not already state, and the thing asked about (its focus; "the date" or "the
+cost" is answered by the value itself). It is then scored on three counts, each clue weighted by how rare it is in
+the context: the focus it holds, the names of the question it holds (or its segment, or its document: "Service B"
+must be the row, "Company ABC" may be the invoice), and the question's other clues; a label naming all of the focus
+("Form Number: 12345678") earns more than one naming part of it ("RETENTION CONSENT FORM: 3"). A candidate's
+document must also hold a name of the question and the focus's owner ("the name of Brenda's dog": a document about
+Brenda that never speaks of a dog does not answer). The best candidate of each part that clears a confidence bar
+becomes a section, cut down to the clause that holds the focus and the value when it is a long sentence
+("Communicated January 17, 1929"); no candidate at all: one uncited section saying the answer was not found. It
+answers in the JSON `sections` shape of an LLM, so the rest of the pipeline cannot tell the difference.
 """
 
 from __future__ import annotations
@@ -40,6 +42,9 @@ IN_SEGMENT, IN_DOCUMENT = 0.7, 0.5
 CONFIDENCE_BAR = 0.55  # tuned on bench/answers_questions.json, checked on bench/answers_heldout.json
 UNTYPED_BAR = 0.6  # without a kind of value to look for ("what medication…"), only the words can vouch
 LABEL_BONUS = 0.1  # the focus is the value's label ("Tax | $140.00", "DOB: 09/04/1986"), not only in its sentence
+# A label naming only part of a focus of several words earns this share of LABEL_BONUS, the rest in proportion to the
+# part it names: "Form Number: 12345678" is a form number, "RETENTION CONSENT FORM: 3" only a form's something.
+PART_NAMED = 0.5
 UNIT_BONUS = 0.1  # an amount question prefers "$140.00" or "1.5%" to a bare count, a rate question "10%"
 PERCENT_WORDS = frozenset({"rate", "percentage", "percent"})
 GENERIC_BY_VALUE = 0.75  # a generic focus word ("weight") held by the value only, not written: "17 WGT: 150 lb" wins
@@ -124,13 +129,17 @@ class _Judge:
         names = self.names_share(candidate, words)
         if names is None:
             return None  # nothing the question names is in this candidate's document
+        document = self.document_words[candidate.segment.document_id]
+        if part.owner and not any(document.holds(c) for c in part.owner):
+            return None  # the name of Brenda's dog is not in a document that never speaks of a dog
         label = self.words(label_of(text, candidate.row))
         counts = [(FOCUS_WEIGHT, self.focus_share(part, words, label))]
         counts += [(self.names_weight, names)] if self.asked.names else []
         clues = [c for c in self.asked.clues if c not in part.focus]
         counts += [(CLUES_WEIGHT, self.clues_share(clues, candidate, words))] if clues else []
         score = sum(w * share for w, share in counts) / sum(w for w, _ in counts)
-        score += LABEL_BONUS if self.labelled(part, label) else 0.0
+        named = self.labelled(part, label)
+        score += LABEL_BONUS * (PART_NAMED + (1 - PART_NAMED) * named) if named else 0.0
         score += UNIT_BONUS if self.in_unit(part, text) else 0.0
         score -= LENGTH_PENALTY * max(0, len(text) - LONG_CHARS) + RANK_PENALTY * candidate.order
         if score < (CONFIDENCE_BAR if part.kind is not Kind.ANY else UNTYPED_BAR):
@@ -166,14 +175,18 @@ class _Judge:
         total = sum(weights.values())
         return held / total if total else 1.0
 
-    def labelled(self, part: Part, label: Words) -> bool:
-        """The value's label names what is asked ("Tax | $140.00", "DOB: 09/04/1986", "TO: John Doe"; "number" does
-        not name a phone number, any number may be labelled so); when the focus is only generic words ("what number
-        should I call"), a label holding another clue counts too ("CUSTOMER SERVICE: 1-800-251-7234")."""
-        telling = [c for c in part.focus if part.kind not in SHAPES or c.word not in part.generic]
-        if any(label.holds(c) for c in telling) or self.has_role(part, label):
-            return True
-        return part.kind in SHAPES and any(label.holds(c) for c in self.asked.clues)
+    def labelled(self, part: Part, label: Words) -> float:
+        """How much of what is asked the value's label names, as a share of the focus's weight ("Tax | $140.00",
+        "DOB: 09/04/1986", "TO: John Doe": all of it; "RETENTION CONSENT FORM: 3" names a form, not its number; and
+        "number" does not name a phone number, any number may be labelled so); when the focus is only generic words
+        ("what number should I call"), a label holding another clue names it too ("CUSTOMER SERVICE: 1-800-…")."""
+        if self.has_role(part, label):
+            return 1.0
+        telling = {c: self.weights[c] for c in part.focus if part.kind not in SHAPES or c.word not in part.generic}
+        named = sum(weight for clue, weight in telling.items() if label.holds(clue))
+        if named:
+            return named / sum(telling.values())
+        return 1.0 if part.kind in SHAPES and any(label.holds(c) for c in self.asked.clues) else 0.0
 
     def wants_money(self, part: Part) -> bool:
         """An amount asked by name (a total, a tax, a balance) is money or a rate; "how much" may be a quantity."""

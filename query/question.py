@@ -3,9 +3,10 @@
 A question names the kind of value it wants ("how much": an amount, "when": a date, "who": a name, "what phone
 number": a phone number), the thing asked about (its *focus*: "tax" in "How much tax was added on the Company ABC
 invoice?", "filed" in "When was patent US 10,142,938 filed?", "addressed" and the role "to" in "Who is the invoice
-addressed to?"), the *names* that say where to look ("Company ABC", "Service B", "US 10,142,938"), and other
-clues ("invoice"). A word glossed in parentheses ("power (puissance)") is one clue with two spellings. "What are
-the subtotal and the tax …?" asks for two things, one part each.
+addressed to?"), the *names* that say where to look ("Company ABC", "Service B", "US 10,142,938"), and other clues
+("invoice"). A thing a name owns is the focus's *owner*: "dog" in "What is the name of Brenda's dog?" (and "Brenda's
+dog's name"), which the name "Brenda" alone does not find. A word glossed in parentheses ("power (puissance)") is
+one clue with two spellings. "What are the subtotal and the tax …?" asks for two things, one part each.
 """
 
 from __future__ import annotations
@@ -45,6 +46,9 @@ class Part:
     focus: tuple[Clue, ...]  # the thing asked about
     generic: frozenset[str] = frozenset()  # focus words a value of the kind answers by itself ("date", "cost")
     role: str | None = None  # "to" of "addressed to": the label of the party asked about ("TO:", "Bill To:")
+    # "dog" of "the name of Brenda's dog": the thing the focus belongs to, owned by a name of the question. The name
+    # finds Brenda, not her dog: only a document that speaks of a dog answers (Brenda's ID is no dog's name tag).
+    owner: tuple[Clue, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -65,8 +69,8 @@ class Words:
     tokens: frozenset[str]  # case-folded words, single letters included: names are matched on these
 
     def holds(self, clue: Clue) -> bool:
-        if clue.forms & self.stems:
-            return True
+        if clue.forms & (self.stems | self.abbreviations):
+            return True  # "No." is a number, "Tel." a phone: the alias itself, too short a word to be a stem
         # an abbreviation keeps half its word: EXP for "expir", LIC for "licens" (not "licensor"), "Sec." not "securit"
         return any(
             form.startswith(a) and len(form) > len(a) and len(a) >= ABBREVIATION_SHARE * len(form)
@@ -295,16 +299,57 @@ def _read_part(text: str, clues: dict[str, Clue], name_words: set[str]) -> Part:
     # "When was the paper communicated?", "On what date will it be debited?", "Who is the invoice addressed to?":
     # the verb names what is asked ("which city does she live in": the city).
     by_verb = (kind is Kind.DATE and set(run) <= generic) or (kind is Kind.NAME and words[:1] in (["who"], ["whom"]))
+    owner: list[str] = []
     if closing and (words[:1] == ["when"] or by_verb):
         focus_words = [closing]
     else:
         role = None
         focus_words = run
         rest = words[words.index(run[-1]) + 1 :] if run else []
+        chain, last = _owned(_leading_run(words), text, name_words)
         if kind is Kind.NAME and run and set(run) <= generic and rest[:1] and rest[0] in _BE:
             focus_words = _first_run(rest, name_words) or run  # "which company is the licensee": the licensee
-    focus = tuple(clues[w] for w in focus_words if w in clues)
-    return Part(kind, focus, generic & frozenset(focus_words), role)
+        elif chain and last:  # "Brenda's dog's name": the name, of the dog
+            focus_words, owner = last, chain
+        elif rest[:1] == ["of"]:  # "the name of Brenda's dog": the name, of the dog
+            chain, last = _owned(_leading_run(rest[1:]), text, name_words)
+            owner = chain + last
+    return Part(
+        kind,
+        tuple(clues[w] for w in focus_words if w in clues),
+        generic & frozenset(focus_words),
+        role,
+        tuple(clues[w] for w in owner if w in clues),
+    )
+
+
+def _owned(run: list[str], text: str, name_words: set[str]) -> tuple[list[str], list[str]]:
+    """What a name owns in `run` (possessives, as `text` writes them), as the things that own in turn and the last
+    thing: "Brenda's dog's name" -> (["dog"], ["name"]), "Brenda's dog" -> ([], ["dog"]); nothing without a name's
+    possessive ("the patient's name", "the EDF invoice": the focus, the clues and the names find those)."""
+    folded = fold(text)
+
+    def possessives(words: list[str]) -> list[int]:
+        return [i for i, w in enumerate(words) if re.search(rf"\b{re.escape(w)}['’]s\b", folded)]
+
+    names = [i for i in possessives(run) if run[i] in name_words]
+    if not names:
+        return [], []
+    owned = [w for w in run[names[-1] + 1 :] if w not in name_words]
+    cut = ([-1, *possessives(owned)])[-1] + 1
+    return owned[:cut], owned[cut:]
+
+
+def _leading_run(words: list[str]) -> list[str]:
+    """The first run of informative words, names included: "brenda dog" of "Brenda's dog"."""
+    run: list[str] = []
+    for word in words:
+        if word in STOPWORDS or word in QUESTION_WORDS:
+            if run:
+                break
+            continue
+        run.append(word)
+    return run
 
 
 def _first_run(words: list[str], name_words: set[str]) -> list[str]:

@@ -10,7 +10,7 @@ from ingest import build_segments
 from query import build_answer
 from query.extractive import NOT_FOUND, extractive_answer, extractive_sections
 from query.fusion import distinct_texts, duplicate_key
-from query.question import Kind, read_question, stem
+from query.question import Kind, read_question, stem, words_of
 
 
 def Segment(document_id: str, index: int, page: int, kind: str, text: str) -> _Segment:
@@ -384,6 +384,92 @@ def test_a_rate_is_a_percentage():
 )
 def test_what_no_candidate_answers_surely_is_not_found(question: str, context: list[_Segment]):
     assert extractive_sections(question, context) == [{"text": NOT_FOUND, "source_ids": []}]
+
+
+# A field of Brenda's ID (ingest/fields.py): her name, and nothing about a dog.
+GIVEN_NAMES = Segment("dl", 6, 0, "field", "Given Names: BRENDA LYNN")
+KENNEL = Segment("kennel", 0, 0, "paragraph", "Kennel booking for Brenda Lynn\nDog's name: Rex\nNights: 3")
+
+
+@pytest.mark.parametrize("question", ["What is the name of Brenda's dog?", "What is Brenda's dog's name?"])
+def test_what_a_name_owns_must_be_spoken_of_in_the_answers_document(question: str):
+    """Brenda's given names match her name and the word "name": they are no answer about her dog, however well they
+    match; a document that speaks of her dog answers."""
+    assert extractive_sections(question, [GIVEN_NAMES, LICENSE_CARD]) == [{"text": NOT_FOUND, "source_ids": []}]
+    assert extractive_sections(question, [GIVEN_NAMES, KENNEL]) == [
+        {"text": "Dog's name: Rex", "source_ids": ["kennel:0"]}
+    ]
+
+
+# A lending package (bench/answers_questions.json's form-number): a form's title over a page marker reads as
+# "RETENTION CONSENT FORM: 3", in a document that, unlike the asked form's, speaks of items; and tax forms around.
+CONSENT = Segment("lending", 6, 0, "text", "DISASTER INFORMATION\nRETENTION CONSENT FORM\n3\n(Please print clearly)")
+ITEMS = Segment("lending", 4, 0, "text", "36 Purchases less cost of items withdrawn for personal use")
+TAX_FORMS = [
+    Segment("tax", i, 0, "text", text)
+    for i, text in enumerate(
+        [
+            "Attach to Form 1040, 1040-SR, or 1041. OMB No. 1545-0074",
+            "See the instructions for line 13 to find out if you must file Form 4562.",
+            "Payments\nForm 1099-G\nAccount number",
+            "Form 1099-DIV (keep for your records)",
+        ]
+    )
+]
+NEBULAE = [
+    Segment("hub", i, 0, "paragraph", text)
+    for i, text in enumerate(
+        [
+            "TABLE 1",
+            "Nebulae whose distances are estimated",
+            "The velocities vary with the distances",
+            "An estimate could be made for number 3521",
+        ]
+    )
+]
+
+
+def test_a_label_naming_all_of_what_is_asked_beats_one_naming_part_of_it():
+    """ "Form Number" names the form number; "RETENTION CONSENT FORM" names only a form (its "3" is no form number),
+    and no more than half of LABEL_BONUS goes to it, although its document speaks of items and the form's does not."""
+    context = [ITEMS, CONSENT, *TAX_FORMS, FORM, *NEBULAE]
+    assert extractive_sections("What is the form number on the form with the item table?", context) == [
+        {"text": "Form Number: 12345678", "source_ids": ["form:0"]}
+    ]
+
+
+def test_a_short_alias_written_as_an_abbreviation_is_its_word():
+    """ "No." is a number (an alias too short to be a stem): "Appl. No." names the application number."""
+    number = next(c for c in read_question("What is the application number?").clues if c.word == "number")
+    assert words_of("(21) Appl. No.: 15/453,945").holds(number)
+    assert not words_of("Yes No").holds(number)  # an answer, not an abbreviation
+    appl = Segment("pat", 0, 0, "paragraph", "(21) Appl. No.: 15/453,945\n(22) Filed: Mar. 9, 2017")
+    field = Segment("pat", 4, 0, "field", "Application number: 453,945")
+    assert extractive_sections("What is the application number of the patent?", [appl, field]) == [
+        {"text": "(21) Appl. No.: 15/453,945", "source_ids": ["pat:0"]}
+    ]
+
+
+@pytest.mark.parametrize(
+    ("question", "focus", "owner"),
+    [
+        ("What is the name of Brenda's dog?", ["name"], ["dog"]),
+        ("What is the name of Brenda’s dog?", ["name"], ["dog"]),
+        ("What is Brenda's dog's name?", ["name"], ["dog"]),
+        ("What is the name of Brenda's dog's vet?", ["name"], ["dog", "vet"]),
+        # the thing is named, or is what is asked, or no name owns it: the names, the focus and the clues find it
+        ("What is the patient's name?", ["patient", "name"], []),
+        ("What is the name of the patent's attorney?", ["name"], []),
+        ("What is Sally Walker's date of birth?", ["date"], []),
+        ("Who is Sally Walker's insurance provider?", ["insurance", "provider"], []),
+        ("What is the phone number of the Office Depot store in Los Gatos?", ["phone", "number"], []),
+        ("What is the weight of the Logitech shipment?", ["weight"], []),
+        ("What is the date of birth (fecha de nacimiento) on Lilia Aboyte Perez's voter credential?", ["date"], []),
+    ],
+)
+def test_a_question_names_the_thing_a_name_owns(question: str, focus: list[str], owner: list[str]):
+    (part,) = read_question(question).parts
+    assert ([c.word for c in part.focus], [c.word for c in part.owner]) == (focus, owner)
 
 
 @pytest.mark.parametrize(
