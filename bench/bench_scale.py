@@ -2,8 +2,10 @@
 
 - builds N segments (default 200,000) across workspaces of 50%, 10%, 5%, 2% and 1% of N and hundreds of 0.1%,
   from generated text with a Zipf word distribution and planted facts ("The <code word> of <name> is <number>.")
-  written with COPY through segcite's own tables (`documents`, `document_segments`) and LightRAG's vector table,
-  embedded by the configured embedder (the HNSW index is rebuilt once after the load, not row by row);
+  written with COPY through segcite's own tables (`documents`, `document_segments`, and `segcite_hash_vectors`
+  with the hash embedder) and LightRAG's vector table, embedded by the configured embedder (an HNSW index there
+  is rebuilt once after the load, not row by row);
+- questions: the planted facts', then "What about <six words>?" drawn from the corpus's own word distribution;
 - per workspace size: retrieval p50/p95 (vector, full text, fused, as `worker.retrieval` runs them), vector
   recall@10 against an exact scan, and how many planted facts are in the fused context;
 - ingest throughput through the real ingest task body (`worker.documents.ingest_document`, one process, a batch
