@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
@@ -340,29 +341,24 @@ def _owned(run: list[str], text: str, name_words: set[str]) -> tuple[list[str], 
     return owned[:cut], owned[cut:]
 
 
-def _leading_run(words: list[str]) -> list[str]:
-    """The first run of informative words, names included: "brenda dog" of "Brenda's dog"."""
+def _leading_run(words: list[str], kept: Callable[[str], bool] = lambda _: True) -> list[str]:
+    """The first run of informative words (those `kept` of them), names included: "brenda dog" of "Brenda's
+    dog"."""
     run: list[str] = []
     for word in words:
         if word in STOPWORDS or word in QUESTION_WORDS:
             if run:
                 break
             continue
-        run.append(word)
+        if kept(word):
+            run.append(word)
     return run
 
 
 def _first_run(words: list[str], name_words: set[str]) -> list[str]:
-    """The first run of informative words, names left out unless it holds nothing else: "payment terms" of
-    "What are the payment terms of …", "date" of "What is Sally Walker's date of birth?"."""
-    run: list[str] = []
-    for word in words:
-        if word in STOPWORDS or word in QUESTION_WORDS:
-            if run:
-                break
-            continue
-        if len(word) > 1 or word.isdigit():
-            run.append(word)
+    """The first run of informative words but single letters, names left out unless it holds nothing else:
+    "payment terms" of "What are the payment terms of …", "date" of "What is Sally Walker's date of birth?"."""
+    run = _leading_run(words, lambda word: len(word) > 1 or word.isdigit())
     return [w for w in run if w not in name_words] or run
 
 
