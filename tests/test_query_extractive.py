@@ -405,28 +405,33 @@ def test_what_a_name_owns_must_be_spoken_of_in_the_answers_document(question: st
 # "RETENTION CONSENT FORM: 3", in a document that, unlike the asked form's, speaks of items; and tax forms around.
 CONSENT = Segment("lending", 6, 0, "text", "DISASTER INFORMATION\nRETENTION CONSENT FORM\n3\n(Please print clearly)")
 ITEMS = Segment("lending", 4, 0, "text", "36 Purchases less cost of items withdrawn for personal use")
-TAX_FORMS = [
-    Segment("tax", i, 0, "text", text)
-    for i, text in enumerate(
-        [
-            "Attach to Form 1040, 1040-SR, or 1041. OMB No. 1545-0074",
-            "See the instructions for line 13 to find out if you must file Form 4562.",
-            "Payments\nForm 1099-G\nAccount number",
-            "Form 1099-DIV (keep for your records)",
-        ]
-    )
-]
-NEBULAE = [
-    Segment("hub", i, 0, "paragraph", text)
-    for i, text in enumerate(
-        [
-            "TABLE 1",
-            "Nebulae whose distances are estimated",
-            "The velocities vary with the distances",
-            "An estimate could be made for number 3521",
-        ]
-    )
-]
+
+
+def numbered(document: str, kind: str, texts: list[str]) -> list[_Segment]:
+    """A document's segments, on its first page, in order."""
+    return [Segment(document, i, 0, kind, text) for i, text in enumerate(texts)]
+
+
+TAX_FORMS = numbered(
+    "tax",
+    "text",
+    [
+        "Attach to Form 1040, 1040-SR, or 1041. OMB No. 1545-0074",
+        "See the instructions for line 13 to find out if you must file Form 4562.",
+        "Payments\nForm 1099-G\nAccount number",
+        "Form 1099-DIV (keep for your records)",
+    ],
+)
+NEBULAE = numbered(
+    "hub",
+    "paragraph",
+    [
+        "TABLE 1",
+        "Nebulae whose distances are estimated",
+        "The velocities vary with the distances",
+        "An estimate could be made for number 3521",
+    ],
+)
 
 
 def test_a_label_naming_all_of_what_is_asked_beats_one_naming_part_of_it():
