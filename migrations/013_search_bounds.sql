@@ -7,7 +7,8 @@
 -- - a common word (in most segments) added 2,000 candidates even when no segment lacking the rare words could
 --   rank among the first `p_limit`.
 -- Candidates now reach their rows by primary key, and commoner terms are dropped when their idfs summed cannot
--- reach the rarest terms' smallest (a bound: the first `p_limit` are 010's). Same signature and grants.
+-- reach the rarest terms' smallest (a bound: the first `p_limit` are 010's). Where they are kept, 1,000 of their
+-- matches are ranked (each set), not 2,000. Same signature and grants.
 
 create or replace function segcite_search_segments(p_workspace uuid, p_terms text[], p_limit integer)
 returns setof document_segments
@@ -16,6 +17,9 @@ set search_path = pg_catalog, public, pg_temp
 as $$
 declare
     budget constant integer := 2000;
+    -- Matches of the commoner terms ranked, each set: any of thousands (a word in most segments), so a smaller
+    -- sample costs little (p95 of the full-text search 122 -> 97 ms at 100,000 segments against 2,000).
+    sample constant integer := 1000;
     total bigint;
     queries tsquery[];
     weights float8[];
@@ -82,9 +86,9 @@ begin
     if commoner then
         candidates := concat_ws(' union ', nullif(candidates, ''),
             format('(select document_id, segment_index from document_segments where workspace_id = $1 '
-                   'and tsv @@ ($2[%1$s] && coalesce($2[%2$s], $2[%1$s])) limit %3$s)', exact + 1, exact + 2, budget),
+                   'and tsv @@ ($2[%1$s] && coalesce($2[%2$s], $2[%1$s])) limit %3$s)', exact + 1, exact + 2, sample),
             format('(select document_id, segment_index from document_segments where workspace_id = $1 '
-                   'and tsv @@ $2[%1$s] limit %2$s)', exact + 1, budget));
+                   'and tsv @@ $2[%1$s] limit %2$s)', exact + 1, sample));
     end if;
     -- Each candidate's row is fetched by its primary key (a lateral join): joined by hash, the planner read the
     -- whole workspace to find a few thousand candidates (62 ms at 10,000 segments, growing with the workspace).

@@ -99,8 +99,8 @@ def test_common_words_add_candidates_only_where_they_could_rank(store, migrated:
     found = store.search_segments(workspace, ["rare", "common", "filler"], 60)
     assert len(found) == 60 and all("Rare" in s.text for s in found[:50])
     assert all(s.text == "Common filler text." for s in found[50:])
-    # The common words' two candidate sets (2,000 each) are read for 60, not for 36.
-    assert rows_read(migrated, workspace, ["rare", "common", "filler"], 60) - bounded >= 2 * 2000
+    # The common words' two candidate sets (1,000 each) are read for 60, not for 36.
+    assert rows_read(migrated, workspace, ["rare", "common", "filler"], 60) - bounded >= 2 * 1000
 
 
 def rows_read(database_url: str, workspace: str, terms: list[str], limit: int) -> int:
