@@ -2,8 +2,8 @@
 -- hashes of a segment's words and word pairs: about 150 non-zero dimensions of 1024, nearly orthogonal to each
 -- other, so an HNSW graph cannot be navigated (recall@10 against exact 0.13 in a workspace of 100,000 chunks),
 -- and LightRAG's own table holds each one dense and out of line (an exact scan there reads 2-4 kB a row: 1 s).
--- Here each is a `sparsevec` of its non-zero dimensions (~0.7 kB, in line), one row per retrieved segment, so
--- an exact scan of a workspace's rows costs about 0.6 microseconds a row. Written by the worker's RAG store next
+-- Here each is a `sparsevec` of its non-zero dimensions (~0.8 kB, in line), one row per retrieved segment, so
+-- an exact scan of a workspace's rows costs about a microsecond a row. Written by the worker's RAG store next
 -- to LightRAG's chunks; `model` names the embedder and its dimension (a change of SEGCITE_EMBEDDING_DIM starts
 -- afresh, as LightRAG's tables do). Internal: RLS with no policy, nothing for the Data API roles.
 -- Without pgvector there is no `sparsevec` type, and nothing is created (LightRAG reports the missing extension).
