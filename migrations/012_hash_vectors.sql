@@ -1,6 +1,6 @@
 -- The offline `hash` embedder's vectors, searched exactly (design §4 "Scale", issue 26). Its vectors are signed
 -- hashes of a segment's words and word pairs: about 150 non-zero dimensions of 1024, nearly orthogonal to each
--- other, so an HNSW graph cannot be navigated (recall@10 against exact 0.13 in a workspace of 100,000 chunks),
+-- other, so an HNSW graph cannot be navigated (recall@10 against exact 0.13-0.29 in a workspace of 100,000 chunks),
 -- and LightRAG's own table holds each one dense and out of line (an exact scan there reads 2-4 kB a row: 1 s).
 -- Here each is a `sparsevec` of its non-zero dimensions (~0.8 kB, in line), one row per retrieved segment, so
 -- an exact scan of a workspace's rows costs about a microsecond a row. Written by the worker's RAG store next
