@@ -46,7 +46,7 @@ from query.fusion import search_terms  # noqa: E402
 from worker import documents  # noqa: E402
 from worker.embedded import start_postgres, start_redis, stop_postgres, stop_redis  # noqa: E402
 from worker.migrate import apply_migrations  # noqa: E402
-from worker.rag import OfflineTokenizer, segment_ids_of, workspace_name  # noqa: E402
+from worker.rag import OfflineTokenizer, segment_ids_of, sparse, workspace_name  # noqa: E402
 from worker.retrieval import CANDIDATES_PER_SLOT, retrieve_context  # noqa: E402
 from worker.runtime import Runtime, make_runtime  # noqa: E402
 from worker.settings import Settings  # noqa: E402
@@ -154,7 +154,7 @@ def build(rt: Runtime, database_url: str, spaces: list[Workspace], facts_per_spa
         if index:
             conn.execute(index[1])
         conn.execute("analyze document_segments")
-        if getattr(rt.rag, "hash_model", ""):
+        if rt.rag.exact_hash:
             conn.execute("analyze segcite_hash_vectors")
         conn.execute(f'analyze "{table}"')
         say(f"  index built in {time.perf_counter() - started:.0f} s")
@@ -199,7 +199,6 @@ def copy_batch(rt: Runtime, conn: psycopg.Connection, table: str, batch: list, t
         return 0
     contents = [tagged_text(segment) for _, segment in batch]
     vectors = rt.rag._run(rt.rag.embedder(contents), 3600)
-    hash_model = getattr(rt.rag, "hash_model", "")  # segcite_hash_vectors (migration 012), where it exists
     with conn.transaction():
         with conn.cursor().copy(
             "copy document_segments (document_id, segment_index, workspace_id, page_idx, kind, text) from stdin"
@@ -223,19 +222,15 @@ def copy_batch(rt: Runtime, conn: psycopg.Connection, table: str, batch: list, t
                         f"{s.document_id}.json",
                     )
                 )
-        if hash_model:
+        if rt.rag.exact_hash:  # and their sparse copies (migration 012)
             with conn.cursor().copy(
                 "copy segcite_hash_vectors (model, workspace_id, document_id, segment_index, embedding) from stdin"
             ) as copy:
                 for (space, s), vector in zip(batch, vectors, strict=True):
-                    copy.write_row((hash_model, space.id, s.document_id, s.segment_index, sparse_literal(vector)))
+                    copy.write_row(
+                        (rt.rag.hash_model, space.id, s.document_id, s.segment_index, sparse(vector).to_text())
+                    )
     return len(batch)
-
-
-def sparse_literal(vector: np.ndarray) -> str:
-    """pgvector's text form of a sparsevec: its non-zero dimensions, counted from 1."""
-    nonzero = np.flatnonzero(vector)
-    return "{" + ",".join(f"{i + 1}:{vector[i]:.9g}" for i in nonzero) + f"}}/{len(vector)}"
 
 
 OLD_SEARCH = "segcite_search_segments_005"

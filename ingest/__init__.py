@@ -4,7 +4,7 @@
 these functions instead of matching ids or tags themselves.
 """
 
-from ingest.ids import make_segment_id, parse_segment_id
+from ingest.ids import is_uuid, make_segment_id, parse_segment_id
 from ingest.model import BBox, InvalidDocument, Line, Segment
 from ingest.segments import build_segments, page_sizes
 from ingest.tags import (
@@ -24,6 +24,7 @@ __all__ = [
     "Segment",
     "build_segments",
     "contains_seg_tag",
+    "is_uuid",
     "leading_tag_id",
     "make_segment_id",
     "neutralize_seg_tags",

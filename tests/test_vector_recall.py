@@ -16,7 +16,7 @@ import pytest
 
 from ingest import Segment, tagged_text
 from worker.embeddings import HashEmbedder, hash_embed
-from worker.rag import RagStore
+from worker.rag import RagStore, workspace_name
 from worker.settings import Settings
 
 WORDS = "alpha beta gamma delta omega sigma kappa lambda theta zeta rho tau".split()
@@ -112,19 +112,18 @@ def test_a_replaced_or_deleted_document_leaves_no_old_vectors(rag: RagStore, dat
 
 
 def test_chunks_stored_before_migration_012_get_their_vectors_at_first_use(
-    rag: RagStore, database_without_worker, service_home: Path
+    rag: RagStore, database_without_worker
 ) -> None:
     """A workspace ingested before segcite_hash_vectors existed: its vectors come from LightRAG's own table when
-    a process first uses it, so its documents are found again."""
+    the workspace is first used (here: its LightRAG instance made again), so its documents are found again."""
     workspace, segments = workspace_with(rag, 20)
     with psycopg.connect(database_without_worker) as conn:
         conn.execute("delete from segcite_hash_vectors where workspace_id = %s", (workspace,))
-    settings = Settings(segcite_home=service_home)
-    fresh = RagStore(settings, database_without_worker, HashEmbedder(settings.segcite_embedding_dim))
-    try:
-        found = fresh.retrieve(workspace, "kappa theta", K)
-    finally:
-        fresh.close()
+    # One RagStore a process (LightRAG's connection pool is the process's): the workspace's instance is dropped
+    # instead, and finalized once the new one holds the pool.
+    first_use = rag._instances.pop(workspace_name(workspace))
+    found = rag.retrieve(workspace, "kappa theta", K)
+    rag._run(first_use.finalize_storages(), 60)
     assert hash_vector_rows(database_without_worker, workspace) == {segments[0].document_id: 20}
     distances = exact_distances(rag, "kappa theta", segments)
     kth = sorted(distances.values())[K - 1]

@@ -24,7 +24,7 @@ import psycopg
 from pgvector import SparseVector
 from psycopg.conninfo import conninfo_to_dict
 
-from ingest import Segment, leading_tag_id, make_segment_id, parse_segment_id, tagged_text
+from ingest import Segment, is_uuid, leading_tag_id, make_segment_id, parse_segment_id, tagged_text
 from worker.embeddings import Embedder, HashEmbedder
 from worker.errors import PermanentError, TransientError
 from worker.openai_client import openai_client
@@ -73,15 +73,15 @@ _EXACT_SEARCH = (
     "order by embedding <#> $3 limit $4"  # negative inner product: the vectors are normalized, so cosine order
 )
 _DELETE_HASH_VECTORS = "delete from segcite_hash_vectors where workspace_id = $1 and document_id = $2"
-_HASH_VECTOR_COLUMNS = ["model", "workspace_id", "document_id", "segment_index", "embedding"]
 # Chunks of a workspace stored before migration 012, whose sparse copy is written at first use (`_backfill`).
 _CHUNKS_WITHOUT_HASH_VECTOR = (
     "select c.content, c.content_vector::sparsevec as embedding from {table} c where c.workspace = $1 "
     "and not exists (select 1 from segcite_hash_vectors h where h.model = $2 and h.workspace_id = $3 "
     "and h.document_id::text = c.full_doc_id)"
 )
-# Two processes may backfill one workspace at once, or an ingest write a document meanwhile: the first row wins.
-_BACKFILL_HASH_VECTORS = (
+# A document's rows at ingest, or a workspace's at backfill. Two processes may backfill one workspace at once, or
+# an ingest write a document meanwhile: the first row wins.
+_INSERT_HASH_VECTORS = (
     "insert into segcite_hash_vectors (model, workspace_id, document_id, segment_index, embedding) "
     "select $1, $2, d, i, e from unnest($3::uuid[], $4::int[], $5::sparsevec[]) as r(d, i, e) "
     "on conflict do nothing"
@@ -246,7 +246,7 @@ class RagStore:
         # The hash embedder's vectors are searched exactly in segcite_hash_vectors (see _EXACT_SEARCH); in mix
         # mode LightRAG's own searches of entities and relations need its vectors and index whatever the model.
         self.exact_hash = settings.segcite_rag_mode == "naive" and isinstance(embedder, HashEmbedder)
-        self.hash_model = embedder.model_name  # it names the dimension too
+        self.hash_model = embedder.model_name if self.exact_hash else ""  # it names the dimension too
         os.environ.update(postgres_env(database_url, vector_index=not self.exact_hash))
         os.environ.pop("POSTGRES_WORKSPACE", None)  # it would override every instance's workspace
         self.settings = settings
@@ -450,19 +450,11 @@ class RagStore:
         if missing:
             vectors = await self.embedder([tagged_text(s) for s in missing])
             kept = kept | {s.segment_id: v for s, v in zip(missing, vectors, strict=True)}
-        rows = [
-            (
-                self.hash_model,
-                uuid.UUID(workspace_id),
-                uuid.UUID(document_id),
-                s.segment_index,
-                sparse(kept[s.segment_id]),
-            )
-            for s in segments
-        ]
         async with rag.chunks_vdb.db.pool.acquire() as conn, conn.transaction():
             await conn.execute(_DELETE_HASH_VECTORS, uuid.UUID(workspace_id), uuid.UUID(document_id))
-            await conn.copy_records_to_table("segcite_hash_vectors", records=rows, columns=_HASH_VECTOR_COLUMNS)
+            await self._insert_hash_vectors(
+                conn, workspace_id, [(document_id, s.segment_index, sparse(kept[s.segment_id])) for s in segments]
+            )
 
     async def _backfill_hash_vectors(self, rag, workspace_id: str) -> None:
         """Chunks stored before migration 012 get their sparse copy, from LightRAG's own vectors, at the
@@ -470,19 +462,24 @@ class RagStore:
         vdb = rag.chunks_vdb
         query = _CHUNKS_WITHOUT_HASH_VECTOR.format(table=vdb.table_name)
         chunks = await vdb.db.pool.fetch(query, vdb.workspace, self.hash_model, uuid.UUID(workspace_id))
-        ids = [parse_segment_id(leading_tag_id(chunk["content"]) or "") for chunk in chunks]
-        kept = [(parsed, chunk["embedding"]) for parsed, chunk in zip(ids, chunks, strict=True) if parsed]
-        if kept:
-            documents = [uuid.UUID(document) for (document, _), _ in kept]
-            indexes = [index for (_, index), _ in kept]
-            await vdb.db.pool.execute(
-                _BACKFILL_HASH_VECTORS,
-                self.hash_model,
-                uuid.UUID(workspace_id),
-                documents,
-                indexes,
-                [vector for _, vector in kept],
-            )
+        rows = []
+        for chunk in chunks:
+            parsed = parse_segment_id(leading_tag_id(chunk["content"]) or "")
+            if parsed is not None and is_uuid(parsed[0]):  # segcite's document ids are; a stray chunk is skipped
+                rows.append((*parsed, chunk["embedding"]))
+        if rows:
+            await self._insert_hash_vectors(vdb.db.pool, workspace_id, rows)
+
+    async def _insert_hash_vectors(self, conn, workspace_id: str, rows: list[tuple[str, int, SparseVector]]) -> None:
+        """(document id, segment index, vector) rows into segcite_hash_vectors."""
+        await conn.execute(
+            _INSERT_HASH_VECTORS,
+            self.hash_model,
+            uuid.UUID(workspace_id),
+            [uuid.UUID(document) for document, _, _ in rows],
+            [index for _, index, _ in rows],
+            [vector for _, _, vector in rows],
+        )
 
     def chunk_count(self, workspace_id: str, document_id: str) -> int:
         async def run() -> int:

@@ -16,7 +16,7 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
-from ingest import Segment, parse_segment_id
+from ingest import Segment, is_uuid, parse_segment_id
 from worker.stores.rows import (
     DELTA_EVENT,
     DOCUMENT_COLUMNS,
@@ -178,7 +178,7 @@ class PostgresStore:
             conn.execute("delete from document_segments where document_id = %s", (document_id,))
 
     def segments_by_ids(self, workspace_id: str, segment_ids: Iterable[str]) -> dict[str, Segment]:
-        pairs = [p for p in map(parse_segment_id, segment_ids) if p and _is_uuid(p[0])]
+        pairs = [p for p in map(parse_segment_id, segment_ids) if p and is_uuid(p[0])]
         if not pairs:
             return {}
         with self.pool.connection() as conn:
@@ -203,7 +203,7 @@ class PostgresStore:
     # page images (migrations/011_page_images.sql) ---------------------------------------------------------
 
     def page_images(self, document_ids: Iterable[str]) -> dict[tuple[str, int], PageImageRow]:
-        ids = [d for d in set(document_ids) if _is_uuid(d)]
+        ids = [d for d in set(document_ids) if is_uuid(d)]
         if not ids:
             return {}
         with self.pool.connection() as conn:
@@ -347,12 +347,3 @@ def _unreferenced(conn: psycopg.Connection, keys: list[str]) -> list[str]:
         return []
     rows = conn.execute("select distinct image_key from document_pages where image_key = any(%s)", (keys,))
     return sorted(set(keys) - {r["image_key"] for r in rows.fetchall()})
-
-
-def _is_uuid(value: str) -> bool:
-    """Document ids are UUIDs in the database: anything else cannot be there (and would fail the cast)."""
-    try:
-        uuid.UUID(value)
-    except ValueError:
-        return False
-    return True
