@@ -58,7 +58,10 @@ def _as_items(docai: Any) -> list[Any]:
     if isinstance(docai, bytes | bytearray | memoryview | str | dict):
         return [docai]
     if hasattr(docai, "_pb"):  # a google.cloud.documentai.Document (proto-plus message)
-        return [type(docai).to_json(docai).encode()]
+        # Without the fields proto3 leaves unset: an absent `confidence` printed as 0.0 would read as a guess and
+        # drop the entity, so a Document and its own JSON bytes would give different segments.
+        as_json = type(docai).to_json(docai, always_print_fields_with_no_presence=False, indent=None)
+        return [as_json.encode()]
     if isinstance(docai, Sequence):
         if not docai:
             raise InvalidDocument("no Document AI JSON given (empty list of shards)")
@@ -77,7 +80,7 @@ def _decode_one(item: Any, where: str) -> Document:
     raise InvalidDocument(f"{where}expected JSON bytes or a dict, got a {type(item).__name__}")
 
 
-def _decode_bytes(data: bytes | bytearray | memoryview, where: str) -> Document:
+def _decode_bytes(data: bytes | bytearray | memoryview, where: str, wrapped: bool = False) -> Document:
     if _is_blank(data):
         raise InvalidDocument(f"{where}the file is empty; expected Document AI JSON")
     try:
@@ -86,8 +89,15 @@ def _decode_bytes(data: bytes | bytearray | memoryview, where: str) -> Document:
         raise InvalidDocument(f"{where}{_shape_message(exc)}") from None
     except msgspec.DecodeError as exc:
         raise InvalidDocument(f"{where}not valid JSON ({exc}); expected Document AI JSON") from None
+    if _is_process_response(doc) and not wrapped:
+        # What online processing returns ({"document": …, "humanReviewStatus": …}): read as its document.
+        return _decode_bytes(memoryview(doc.document), f"{where}its `document` field: ", wrapped=True)
     _check_shape(doc, data, where)
     return doc
+
+
+def _is_process_response(doc: Document) -> bool:
+    return bool(len(doc.document)) and not (doc.text or doc.pages or doc.layout_tree is not None)
 
 
 def _is_blank(data: bytes | bytearray | memoryview) -> bool:
@@ -111,10 +121,6 @@ _DOCUMENT_KEYS = {"text", "pages", "documentLayout", "document_layout", "shardIn
 def _check_shape(doc: Document, data: bytes | bytearray | memoryview, where: str) -> None:
     if doc.text or doc.pages or doc.layout_tree is not None:
         return
-    if len(doc.document):
-        raise InvalidDocument(
-            f'{where}this is a ProcessResponse wrapper ({{"document": …}}); pass its `document` field instead'
-        )
     if doc.shard is not None:
         return  # an empty shard is legal (a shard holding no text)
     keys = sorted(msgspec.json.decode(data))  # only on this error path

@@ -56,8 +56,8 @@ def write_json(path: Path, document: object) -> Path:
             "not a Document AI Document: no `text`, `pages` or `documentLayout` (keys found: responses, totalPages)",
         ),
         (
-            b'{"document": {"text": "wrapped"}}',
-            'this is a ProcessResponse wrapper ({"document": …}); pass its `document` field instead',
+            b'{"document": {"text": ""}}',
+            "its `document` field: the document holds no text: its `text` and `pages` are empty",
         ),
         (b'{"text": "", "pages": []}', "the document holds no text: its `text` and `pages` are empty"),
     ],

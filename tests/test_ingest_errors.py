@@ -30,7 +30,8 @@ SHARDS = [orjson.dumps(s) for s in shard_document(GOOD, 1)]
         (b"\x89PNG\r\n\x1a\n\x00\x00", "not valid JSON"),
         (b"[1, 2]", "the JSON is an array"),
         (b'"just a string"', "the JSON is not an object"),
-        (doc(document={"text": "hello", "pages": []}), "ProcessResponse wrapper"),
+        (doc(document={"text": "", "pages": []}), "its `document` field: the document holds no text"),
+        (doc(document=None), "its `document` field: the JSON is not an object"),
         (doc(foo=1, bar=2), "keys found: bar, foo"),
         (doc(text=""), "the document holds no text: its `text` and `pages` are empty"),
         (doc(text="", pages=[]), "the document holds no text: its `text` and `pages` are empty"),
@@ -101,14 +102,16 @@ def test_wrong_python_type() -> None:
         build_segments(42, "d")
 
 
-def test_dict_wrapper_is_named_too() -> None:
-    with pytest.raises(InvalidDocument, match="ProcessResponse wrapper"):
-        build_segments({"document": GOOD}, "d")
+def test_a_process_response_is_read_as_its_document() -> None:
+    expected = build_segments(GOOD, "d")
+    assert len(expected) == 2
+    assert build_segments({"document": GOOD, "humanReviewStatus": {"state": "SKIPPED"}}, "d") == expected
+    assert build_segments(doc(document=GOOD), "d") == expected
 
 
 def test_cli_prints_one_line_and_exits_2(tmp_path) -> None:
     bad = tmp_path / "bad.json"
-    bad.write_bytes(doc(document=GOOD))
+    bad.write_bytes(doc(foo=1, bar=2))
     result = subprocess.run(
         [sys.executable, "-m", "worker.cli", "segments", "bad.json", "--document-id", "x"],
         capture_output=True,
@@ -119,7 +122,7 @@ def test_cli_prints_one_line_and_exits_2(tmp_path) -> None:
     assert result.returncode == 2
     assert result.stdout == ""
     assert result.stderr.strip().splitlines() == [  # the file as the user named it
-        'error: bad.json: this is a ProcessResponse wrapper ({"document": …}); pass its `document` field instead'
+        "error: bad.json: not a Document AI Document: no `text`, `pages` or `documentLayout` (keys found: bar, foo)"
     ]
 
 
