@@ -6,6 +6,7 @@ A key names one JSON object, or a prefix (ending in `/`, or with no object of it
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 from pathlib import Path
 from typing import Protocol
@@ -30,6 +31,9 @@ class ObjectStore(Protocol):
     def url(self, key: str) -> str: ...
 
 
+LOCAL_OBJECTS = "SEGCITE_HOME/objects/"  # how errors name the local folder: the user's setting, not a path
+
+
 class LocalFolderStore:
     def __init__(self, root: Path):
         self.root = root
@@ -49,13 +53,13 @@ class LocalFolderStore:
             return [path.read_bytes()]
         shards = sorted(path.glob("*.json")) if path.is_dir() else []
         if not shards:
-            raise MissingObject(f"Document AI JSON not found at {self.url(key)}")
+            raise MissingObject(f"nothing at key {key!r} (the local object folder: {LOCAL_OBJECTS})")
         return [shard.read_bytes() for shard in shards]
 
     def read(self, key: str) -> bytes:
         path = self._path(key)
         if not path.is_file():
-            raise MissingObject(f"no object at {self.url(key)}")
+            raise MissingObject(f"nothing at key {key!r} (the local object folder: {LOCAL_OBJECTS})")
         return path.read_bytes()
 
     def put(self, key: str, data: bytes, content_type: str = "application/json") -> None:
@@ -71,6 +75,12 @@ class LocalFolderStore:
             shutil.rmtree(path, ignore_errors=True)
         else:
             path.unlink(missing_ok=True)
+        # A document's page images sit in a folder of its own (`<key>.pages/`), which R2 would not keep once its
+        # last object is gone: neither is it kept here. Shared folders (`docai/`) stay: an upload may be writing.
+        folder = path.parent
+        if folder.name.endswith(".pages") and folder != self.root.resolve():
+            with contextlib.suppress(OSError):  # not empty, or gone already
+                folder.rmdir()
 
 
 class R2Store:
