@@ -122,7 +122,5 @@ def delete_document(rt: Runtime, document_id: str) -> dict[str, Any]:
         lock.check()
         # Last: a client that sees `deleted` finds nothing of the document left.
         # segment_count 0: the row no longer counts segments that are gone (page_count stays: the file's).
-        rt.store.update_document(
-            document_id, status=DocumentStatus.DELETED, progress=1.0, error=None, segment_count=0
-        )
+        rt.store.update_document(document_id, status=DocumentStatus.DELETED, progress=1.0, error=None, segment_count=0)
     return {"document_id": document_id, "deleted": True}

@@ -33,9 +33,7 @@ def _workspace(ctx: click.Context, param: click.Parameter, value: str | None) ->
 @click.command("view")
 @click.argument("message_id", required=False, callback=_message_id)
 @click.option("--last", is_flag=True, help="The last answer given, in any workspace (--workspace: in that one).")
-@click.option(
-    "--workspace", default=None, callback=_workspace, help="With --last: the last answer of this workspace (UUID or name)."
-)
+@click.option("--workspace", default=None, callback=_workspace, help="With --last: that workspace's (UUID or name).")
 @click.option(
     "--out",
     "out_file",
