@@ -68,7 +68,10 @@ def view(message_id: str | None, last: bool, workspace: str | None, out_file: Pa
             raise UserError(f"message {message.id} is a question; view its answer")
         if message.status != "done":
             raise UserError(f"message {message.id} is {message.status}: only a done answer can be viewed")
-        page = render_view(collect_view(store, make_object_store(settings), message))
+        shown = collect_view(store, make_object_store(settings), message)
+        page = render_view(shown)
     out = out_file or Path(f"answer-{message.id[:8]}.html")
     out.write_text(page, encoding="utf-8")
+    for note in shown.notes:  # on the page too
+        click.echo(note, err=True)
     click.echo(str(out))
