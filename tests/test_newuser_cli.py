@@ -178,3 +178,28 @@ def test_a_command_migrates_a_database_that_misses_a_migration(services, service
         assert again.returncode == 0, again.stderr
         logged = [name for (name,) in conn.execute("select name from segcite_migrations order by name")]
     assert logged == shipped
+
+
+def test_context_ids_are_the_first_k_then_the_fields_that_ride_along(env, docai_real_dir: Path, migrated: str) -> None:
+    """README "How retrieval works" and docs/answer-payload.md: at most K segments that are not fields, then at
+    most K // 2 fields of their documents (K = SEGCITE_TOP_K, 12 for the test worker): more than K in all."""
+    import psycopg
+
+    top_k = 12
+    workspace = f"fields-{uuid.uuid4().hex[:8]}"
+    ingest(env, docai_real_dir / "utility_parser_1p_4tables.json", workspace)  # 8 texts and tables, 38 fields
+    asked = segcite(env, "ask", "What is the amount due on the bill?", "--workspace", workspace, "--json")
+    assert asked.returncode == 0, asked.stderr
+    context = orjson.loads(asked.stdout)["metadata"]["context_ids"]
+    with psycopg.connect(migrated) as conn:
+        kinds = dict(
+            conn.execute(
+                "select document_id::text || ':' || segment_index, kind from document_segments where workspace_id = %s",
+                (workspace_id(workspace),),
+            ).fetchall()
+        )
+    is_field = [kinds[i] == "field" for i in context]
+    texts = is_field.index(True)
+    assert is_field == [False] * texts + [True] * (len(context) - texts)  # the first K, then the fields
+    assert 0 < texts <= top_k and len(context) - texts == top_k // 2
+    assert len(context) > top_k  # as the README says: the fields come on top of the K
