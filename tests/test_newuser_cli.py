@@ -139,8 +139,8 @@ def test_a_row_whose_json_is_missing_fails_naming_the_key(celery_worker, store) 
     )
     assert row.status == "failed"
     assert row.error == (
-        f"report.pdf: its Document AI JSON is not in the object store: nothing at key '{key}' "
-        "(the local object folder: SEGCITE_HOME/objects/)"
+        "report.pdf: its Document AI JSON is not in the object store: "
+        f"nothing at key '{key}' in the local object folder"
     )
     assert "/tmp/" not in row.error and "file://" not in row.error  # no path of ours
 

@@ -31,9 +31,6 @@ class ObjectStore(Protocol):
     def url(self, key: str) -> str: ...
 
 
-LOCAL_OBJECTS = "SEGCITE_HOME/objects/"  # how errors name the local folder: the user's setting, not a path
-
-
 class LocalFolderStore:
     def __init__(self, root: Path):
         self.root = root
@@ -53,13 +50,13 @@ class LocalFolderStore:
             return [path.read_bytes()]
         shards = sorted(path.glob("*.json")) if path.is_dir() else []
         if not shards:
-            raise MissingObject(f"nothing at key {key!r} (the local object folder: {LOCAL_OBJECTS})")
+            raise MissingObject(f"nothing at key {key!r} in the local object folder")
         return [shard.read_bytes() for shard in shards]
 
     def read(self, key: str) -> bytes:
         path = self._path(key)
         if not path.is_file():
-            raise MissingObject(f"nothing at key {key!r} (the local object folder: {LOCAL_OBJECTS})")
+            raise MissingObject(f"nothing at key {key!r} in the local object folder")
         return path.read_bytes()
 
     def put(self, key: str, data: bytes, content_type: str = "application/json") -> None:
@@ -130,7 +127,7 @@ class R2Store:
             for page in self.client.get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=prefix):
                 keys.extend(o["Key"] for o in page.get("Contents", []) if o["Key"].endswith(".json"))
             if not keys:
-                raise MissingObject(f"Document AI JSON not found at {self.url(key)}")
+                raise MissingObject(f"nothing at {self.url(key)}")
             return [self.client.get_object(Bucket=self.bucket, Key=k)["Body"].read() for k in sorted(keys)]
         except ClientError as exc:
             code = exc.response.get("Error", {}).get("Code", "")
