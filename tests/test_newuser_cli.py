@@ -125,6 +125,7 @@ def test_a_deleted_document_shows_no_segments_leaves_no_folder_and_logs_no_warni
         logged = handle.read().decode(errors="replace")
     assert "delete_document" in logged and "succeeded" in logged  # the delete ran in this worker
     assert f"[purge] {document}" not in logged and "recovery anchor" not in logged, logged
+    assert not [line for line in logged.splitlines() if "WARNING" in line and document in line], logged
 
 
 def test_a_row_whose_json_is_missing_fails_naming_the_key(celery_worker, store) -> None:
