@@ -138,7 +138,7 @@ def test_r2_settings_must_be_whole(monkeypatch) -> None:
 def test_r2_missing_object_message(r2: R2Store) -> None:
     with pytest.raises(MissingObject) as info:
         r2.read_docai("docai/nope.json")
-    assert str(info.value) == f"Document AI JSON not found at r2://{r2.bucket}/docai/nope.json"
+    assert str(info.value) == f"nothing at r2://{r2.bucket}/docai/nope.json"
 
 
 def test_r2_unreachable_is_transient() -> None:

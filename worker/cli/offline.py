@@ -175,7 +175,7 @@ def highlight(document_files: tuple[Path, ...], answer_file: Path, document_id: 
         raise UserError(str(exc)) from None
     cited = {int(c["page_idx"]) for c in citations if c.get("document_id") == document_id}
     images = {image.page_idx: image.data for image in page_images(blobs) if image.page_idx in cited}
-    written = render_highlights(payload, sizes, document_id, out_dir, images)
+    written = render_highlights(payload, sizes, document_id, out_dir, images, lambda line: click.echo(line, err=True))
     if not written:
         raise UserError(f"{answer_file}: no citation of document {document_id}")
     for path in written:

@@ -25,7 +25,7 @@ class Seconds(click.ParamType):
 SECONDS = Seconds()
 
 
-def _workspace(ctx: click.Context, param: click.Parameter, value: str) -> str:
+def check_workspace(ctx: click.Context, param: click.Parameter, value: str) -> str:
     from worker.app_actions import workspace_id
 
     try:
@@ -36,5 +36,5 @@ def _workspace(ctx: click.Context, param: click.Parameter, value: str) -> str:
 
 
 workspace_option = click.option(
-    "--workspace", default="default", show_default=True, callback=_workspace, help="Workspace UUID or name."
+    "--workspace", default="default", show_default=True, callback=check_workspace, help="Workspace UUID or name."
 )

@@ -11,8 +11,18 @@ from typing import TYPE_CHECKING
 
 import click
 
+from worker.cli.options import SECONDS
 from worker.embedded import Services, resolve_services
-from worker.processes import Up, child_env, ensure_up, running_pid, stop_all, worker_argv, worker_pidfile
+from worker.processes import (
+    Up,
+    child_env,
+    ensure_up,
+    running_pid,
+    stop_all,
+    wait_for_worker,
+    worker_argv,
+    worker_pidfile,
+)
 from worker.settings import Settings, load_settings
 
 if TYPE_CHECKING:
@@ -90,14 +100,31 @@ def flower(port: int | None, no_auth: bool) -> None:
 
 
 @click.command()
-def up() -> None:
-    """Start the embedded services and a worker in the background."""
+@click.option(
+    "--timeout", type=SECONDS, default=60, show_default=True, help="Seconds to wait for the worker to answer a ping."
+)
+def up(timeout: float) -> None:
+    """Start the embedded services and a worker in the background; return once the worker answers a ping."""
+    from worker.cli.status import workers_answering
+
     settings = load_settings()
     services = ensure_up(settings).services
-    pid = running_pid(worker_pidfile(settings))
+    pidfile = worker_pidfile(settings)
+    pid = running_pid(pidfile)
     click.echo(f"redis:    {services.redis_url}")
     click.echo(f"postgres: {services.database_url}")
-    click.echo("worker:   " + (f"pid {pid}, log {settings.home / 'worker.log'}" if pid else "not managed here"))
+    if pid is None:
+        click.echo("worker:   not managed here")
+        return
+    log = settings.home / "worker.log"
+    if wait_for_worker(pidfile, workers_answering, timeout):
+        click.echo(f"worker:   pid {pid}, answering a ping, log {log}")
+        return
+    if running_pid(pidfile) is None:
+        click.echo(f"error: the worker exited as it started; its log says why: {log}", err=True)
+    else:
+        click.echo(f"error: the worker (pid {pid}) answered no ping within {timeout:g} s; its log: {log}", err=True)
+    sys.exit(1)
 
 
 @click.command()

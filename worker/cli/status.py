@@ -119,11 +119,23 @@ def status() -> None:
         for stat in stats:
             click.echo(f"inbox {stat.task}: {stat.waiting} waiting, oldest {_age(stat.oldest_seconds)}")
     if redis.error is None:
-        click.echo(f"workers: {workers_answering()} answering a ping")
+        click.echo(workers_line(settings, workers_answering()))
     else:
         click.echo("workers: unknown (Redis cannot be reached)")
     if not ok:
         sys.exit(1)
+
+
+def workers_line(settings: Settings, answering: int) -> str:
+    """How many workers answer a ping; and, while none does, whether `segcite up`'s worker is still starting (its
+    process runs: Celery takes a few seconds to import and connect before it answers)."""
+    from worker.processes import running_pid, worker_pidfile
+
+    line = f"workers: {answering} answering a ping"
+    if answering or settings.redis_url:
+        return line
+    pid = running_pid(worker_pidfile(settings))
+    return line if pid is None else f"{line}; starting (pid {pid}, log {settings.home / 'worker.log'})"
 
 
 def _store_name(settings: Settings) -> str:

@@ -7,7 +7,6 @@ from pathlib import Path
 import click
 
 from worker.cli.errors import UserError
-from worker.cli.options import workspace_option
 from worker.cli.services import announce, open_store
 from worker.processes import database_up
 from worker.settings import load_settings
@@ -24,10 +23,17 @@ def _message_id(ctx: click.Context, param: click.Parameter, value: str | None) -
         raise click.BadParameter(f"{value!r} is not a message id (a UUID, as `segcite ask --json` shows)") from None
 
 
+def _workspace(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """--workspace given: checked as every command checks it; not given: None (any workspace)."""
+    from worker.cli.options import check_workspace
+
+    return None if value is None else check_workspace(ctx, param, value)
+
+
 @click.command("view")
 @click.argument("message_id", required=False, callback=_message_id)
-@click.option("--last", is_flag=True, help="The workspace's most recent answer instead of MESSAGE_ID.")
-@workspace_option
+@click.option("--last", is_flag=True, help="The last answer given, in any workspace (--workspace: in that one).")
+@click.option("--workspace", default=None, callback=_workspace, help="With --last: that workspace's (UUID or name).")
 @click.option(
     "--out",
     "out_file",
@@ -35,7 +41,7 @@ def _message_id(ctx: click.Context, param: click.Parameter, value: str | None) -
     default=None,
     help="The HTML file to write (default: answer-<id>.html here).",
 )
-def view(message_id: str | None, last: bool, workspace: str, out_file: Path | None) -> None:
+def view(message_id: str | None, last: bool, workspace: str | None, out_file: Path | None) -> None:
     """Write an answer as one HTML file: its text with citation markers, each citation's document, page, quote,
     support and warning; a marker shows the cited page's image with the quote highlighted. Self-contained: open
     it in any browser, offline."""
@@ -50,9 +56,10 @@ def view(message_id: str | None, last: bool, workspace: str, out_file: Path | No
     announce(up, settings)
     with open_store(settings, up.services) as store:
         if message_id is None:
-            message = store.last_answer(workspace_id(workspace))
+            message = store.last_answer(workspace_id(workspace) if workspace is not None else None)
             if message is None:
-                raise UserError(f"no answered question in workspace {workspace} yet (`segcite ask` asks one)")
+                where = f" in workspace {workspace}" if workspace is not None else ""
+                raise UserError(f"no answered question{where} yet (`segcite ask` asks one)")
         else:
             message = store.get_message(message_id)
             if message is None:
@@ -61,7 +68,10 @@ def view(message_id: str | None, last: bool, workspace: str, out_file: Path | No
             raise UserError(f"message {message.id} is a question; view its answer")
         if message.status != "done":
             raise UserError(f"message {message.id} is {message.status}: only a done answer can be viewed")
-        page = render_view(collect_view(store, make_object_store(settings), message))
+        shown = collect_view(store, make_object_store(settings), message)
+        page = render_view(shown)
     out = out_file or Path(f"answer-{message.id[:8]}.html")
     out.write_text(page, encoding="utf-8")
+    for note in shown.notes:  # on the page too
+        click.echo(note, err=True)
     click.echo(str(out))

@@ -269,13 +269,13 @@ class PostgresStore:
             ).fetchall()
         return [{"role": r["role"], "content": r["content"]} for r in reversed(rows)]
 
-    def last_answer(self, workspace_id: str) -> MessageRow | None:
+    def last_answer(self, workspace_id: str | None = None) -> MessageRow | None:
         with self.pool.connection() as conn:
             row = conn.execute(
                 "select m.id from messages m join conversations c on c.id = m.conversation_id "
-                "where c.workspace_id = %s "
+                "where (%(workspace)s::uuid is null or c.workspace_id = %(workspace)s::uuid) "
                 "and m.role = 'assistant' and m.status = 'done' order by m.updated_at desc, m.created_at desc limit 1",
-                (workspace_id,),
+                {"workspace": workspace_id},
             ).fetchone()
         return self.get_message(str(row["id"])) if row else None
 

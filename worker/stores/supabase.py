@@ -269,16 +269,11 @@ class SupabaseStore:
         )
         return [{"role": r["role"], "content": r["content"]} for r in reversed(rows)]
 
-    def last_answer(self, workspace_id: str) -> MessageRow | None:
-        rows = self._data(
-            self._table("messages")
-            .select("id,conversations!inner(workspace_id)")
-            .eq("conversations.workspace_id", workspace_id)
-            .eq("role", "assistant")
-            .eq("status", "done")
-            .order("updated_at", desc=True)
-            .limit(1)
-        )
+    def last_answer(self, workspace_id: str | None = None) -> MessageRow | None:
+        query = self._table("messages").select("id,conversations!inner(workspace_id)")
+        if workspace_id is not None:
+            query = query.eq("conversations.workspace_id", workspace_id)
+        rows = self._data(query.eq("role", "assistant").eq("status", "done").order("updated_at", desc=True).limit(1))
         return self.get_message(str(rows[0]["id"])) if rows else None
 
     def update_message(self, message_id: str, **fields: Any) -> MessageRow:
