@@ -224,6 +224,12 @@ def _spread(by_document: Mapping[str, list[Question]], count: int, rng: random.R
     return out
 
 
+def _the(label: str) -> str:
+    """`the Total amount`, but `My name` as it is (a form that speaks to its reader)."""
+    first = label.split()[0].casefold()
+    return label if first in {"my", "your", "our", "his", "her", "their", "the"} else f"the {label}"
+
+
 def _label_ok(label: str) -> bool:
     letters = sum(c.isalpha() for c in label)
     return letters >= 3 and letters >= sum(c.isdigit() for c in label)
@@ -249,7 +255,7 @@ def _field_questions(segments: Sequence[SegmentRef], out: _Candidates) -> None:
     for (key, document), found in sorted(values.items()):
         label = labels[key]
         named = len(documents_with[key]) > 1
-        text = f"What is the {label} in {document}?" if named else f"What is the {label}?"
+        text = f"What is {_the(label)} in {document}?" if named else f"What is {_the(label)}?"
         answers: list[str] = []
         for value in found:
             iso = _ISO_SUFFIX.match(value)
@@ -319,7 +325,8 @@ def _probe_questions(segments: Sequence[SegmentRef], out: _Candidates, rng: rand
     segment holds (the answer a model gives from another document is a wrong one)."""
     everything = "\n".join(s.text for s in segments)
     labels = sorted({s.text.split(": ", 1)[0] for s in segments if s.kind == "field" and ": " in s.text})
-    labels = [label for label in labels if _label_ok(label)]
+    # Short labels that read as labels (`Total amount`), not a sentence a form field's name happened to be.
+    labels = [label for label in labels if _label_ok(label) and len(label.split()) <= 4 and label[-1:].isalnum()]
     names = [n for n in _UNKNOWN_NAMES if not holds(everything, n.split()[0])]
     for number, label in enumerate(_UNKNOWN_LABELS):
         words = [w for w in label.replace("'s", "").split() if len(w) > 3]
@@ -328,7 +335,7 @@ def _probe_questions(segments: Sequence[SegmentRef], out: _Candidates, rng: rand
             out.probes.append(Question(f"unanswerable:label:{number}", text, "unanswerable", (), (), {"from": "probe"}))
     for number, name in enumerate(names):
         for label in rng.sample(labels, min(len(labels), 4)):
-            text = f"What is the {label} of {name}?"
+            text = f"What is {_the(label)} of {name}?"
             origin = {"from": "probe", "label": label, "name": name}
             question_id = f"unanswerable:{number}:{plain(label)}"
             out.probes.append(Question(question_id, text, "unanswerable", (), (), origin))

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from evaluation.normalize import holds, holds_all
+from evaluation.normalize import holds_all
 from evaluation.questions import Question, Source
 
 NOT_FOUND_TEXT = "I could not find an answer"  # query.extractive.NOT_FOUND's start: what answers said before status
@@ -65,11 +65,29 @@ def on_source(place: tuple[str, int] | None, sources: Sequence[Source]) -> bool:
     return any((s.document is None or s.document == name) and (s.pages is None or page in s.pages) for s in sources)
 
 
-def citation_good(question: Question, place: tuple[str, int] | None, quote: str) -> bool:
-    """On an expected page; with no page expected, its quote holds an expected answer."""
-    if question.sources:
-        return on_source(place, question.sources)
-    return question.answerable and any(holds(quote, a) for item in question.expected for a in item)
+PageText = Callable[[str, int], str | None]  # (file name, 0-based page) -> that page's text, None when unknown
+
+
+def citation_good(question: Question, place: tuple[str, int], quote: str, page_text: PageText | None = None) -> bool:
+    """Whether a shown citation holds the answer: in an expected document, on an expected page or on a page whose
+    text holds the answer (`page_text` given); where the question expects no document or page, its quote holds
+    the answer. A citation of an unanswerable question's answer never holds one."""
+    if not question.answerable:
+        return False
+    if not question.sources:
+        return holds_all(quote, question.expected)
+    name, page = place
+    for source in question.sources:
+        if source.document is not None and source.document != name:
+            continue
+        if source.pages is not None and page in source.pages:
+            return True
+        if page_text is not None:
+            if holds_all(page_text(name, page) or "", question.expected):
+                return True
+        elif source.pages is None:
+            return True  # any page of the document, and no page text to check it against
+    return False
 
 
 def score_answer(
@@ -79,9 +97,11 @@ def score_answer(
     *,
     seconds: float | None = None,
     error: str | None = None,
+    page_text: PageText | None = None,
 ) -> Score:
     """One question's score; `payload` is the published answer (`content`, `metadata`), None when it failed
-    (`error` says why); `filenames` maps document ids to the file names questions use."""
+    (`error` says why); `filenames` maps document ids to the file names questions use; `page_text`, where given,
+    lets a citation on another page that holds the answer count as good (a form repeated on every page)."""
     if payload is None:
         return Score(question, ERROR, seconds=seconds, error=error or "no answer")
     metadata = payload.get("metadata") or {}
@@ -89,7 +109,7 @@ def score_answer(
     for c in metadata.get("citations") or []:
         name = filenames.get(c["document_id"], c["document_id"])
         quote = (c.get("quote") or {}).get("text") or c.get("snippet_preview") or ""
-        good = citation_good(question, (name, int(c["page_idx"])), quote)
+        good = citation_good(question, (name, int(c["page_idx"])), quote, page_text)
         citations.append(CitationScore(int(c.get("number") or 0), name, int(c["page_idx"]), good, quote))
     found = answer_found(payload)
     if not question.answerable:
@@ -183,6 +203,15 @@ def documents_of(score: Score) -> list[str]:
     """The documents a question is about: its sources, else the documents its answer cited, else none named."""
     named = sorted({s.document for s in score.question.sources if s.document})
     return named or sorted({c.document for c in score.citations}) or ["(no document)"]
+
+
+def page_texts(segments: Iterable[tuple[str, int, str]]) -> PageText:
+    """A `page_text` over (file name, 0-based page, text) triples: the texts of a page joined."""
+    pages: dict[tuple[str, int], list[str]] = {}
+    for name, page, text in segments:
+        pages.setdefault((name, page), []).append(text)
+    joined = {where: "\n".join(texts) for where, texts in pages.items()}
+    return lambda name, page: joined.get((name, page))
 
 
 # --- comparing and gating ---------------------------------------------------------------------------------

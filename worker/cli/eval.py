@@ -218,17 +218,25 @@ def _reports(
     import orjson
 
     from evaluation import score_answer
+    from evaluation.scoring import page_texts
     from worker.evalrun.html import render_report
     from worker.evalrun.report import build_report, with_comparison
+    from worker.evalrun.workspace import read_segments
 
-    filenames = {d.id: d.filename for d in store.documents(about["workspace"]["id"], include_deleted=True)}
+    workspace = about["workspace"]["id"]
+    filenames = {d.id: d.filename for d in store.documents(workspace, include_deleted=True)}
+    page_text = page_texts((s.document, s.page_idx, s.text) for s in read_segments(store, workspace).segments)
     scores, by_id = [], {}
     for asked in run.finished:
         message = asked.message
         payload = None
         if message is not None and message.status == "done":
             payload = {"content": message.content, "metadata": message.metadata}
-        scores.append(score_answer(asked.question, payload, filenames, seconds=asked.seconds, error=asked.error))
+        scores.append(
+            score_answer(
+                asked.question, payload, filenames, seconds=asked.seconds, error=asked.error, page_text=page_text
+            )
+        )
         by_id[asked.question.id] = asked
     report = build_report(run, scores, by_id, about)
     if old is not None:

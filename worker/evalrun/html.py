@@ -30,7 +30,7 @@ OUTCOME_LABELS = {
     "wrong": "wrong",
     "not_found": "not found",
     "error": "error",
-    "declined": "said not found (right)",
+    "declined": "said not found (right: unanswerable)",
     "answered": "answered (wrong)",
 }
 _VIEW_STYLE = VIEW_HEAD[VIEW_HEAD.index("<style>") + len("<style>") : VIEW_HEAD.index("</style>")]
@@ -283,7 +283,7 @@ def _documents_chart(report: Mapping[str, Any]) -> str:
     return _chart("Right answers per document", body, width, height)
 
 
-def _short(name: str, limit: int = 34) -> str:
+def _short(name: str, limit: int = 30) -> str:
     return name if len(name) <= limit else name[: limit - 1] + "…"
 
 
@@ -340,6 +340,7 @@ def _failure(q: Mapping[str, Any], view: AnswerView | None, images: dict[str, in
         where = html.escape(q["document"]) + (f", page {q['page']}" if q.get("page") else "")
     parts = [
         f'<article class="failure" id="q-{html.escape(q["id"])}" data-outcome="{html.escape(outcome)}">',
+        '<div class="failure-text">',
         f'<h3><span class="badge {html.escape(outcome)}">{html.escape(OUTCOME_LABELS.get(outcome, outcome))}</span> '
         f"{html.escape(q['question'])}</h3>",
         '<dl class="facts">',
@@ -374,6 +375,7 @@ def _failure(q: Mapping[str, Any], view: AnswerView | None, images: dict[str, in
         parts.append("</ol>")
     elif q.get("content") is not None:
         parts.append('<p class="note">No citation shown.</p>')
+    parts.append("</div>")
     if view is not None and view.pages:
         filenames = view.filenames
         parts.append('<div class="pages">')
@@ -448,7 +450,10 @@ td.worse { color: #b91c1c; font-weight: 600; }
 .cites { font-size: .88rem; padding-left: 1.5rem; }
 .cites li.good .verdict { color: #15803d; }
 .cites li.bad .verdict { color: #b91c1c; }
-.pages { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 320px), 1fr)); gap: .8rem; }
+.failure { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 440px); gap: 1rem; align-items: start; }
+.failure-text { min-width: 0; }
+.pages { display: grid; gap: .8rem; }
+@media (max-width: 820px) { .failure { grid-template-columns: minmax(0, 1fr); } }
 /* `segcite view` shows one page at a time; here every cited page of a failure shows, its highlights on. */
 .failure .page-view[hidden] { display: block; }
 .failure .highlight { display: block; }
