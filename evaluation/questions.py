@@ -239,28 +239,25 @@ def _field_questions(segments: Sequence[SegmentRef], out: _Candidates) -> None:
     """`What is the <label>?` for each label of each document, with every value that document gives it; the
     document is named when several documents have that label."""
     values: dict[tuple[str, str], dict[str, list[SegmentRef]]] = defaultdict(lambda: defaultdict(list))
-    labels: dict[str, str] = {}
     for s in segments:
         if s.kind != "field" or ": " not in s.text:
             continue
         label, value = s.text.split(": ", 1)
         if not _label_ok(label) or not any(c.isalnum() for c in value) or "; " in value:
             continue  # several parts: which one is "the" value is unclear
-        key = plain(label)
-        labels.setdefault(key, label)
-        values[(key, s.document)][value].append(s)
+        values[(plain(label), s.document)][value].append(s)
     documents_with: dict[str, set[str]] = defaultdict(set)
     for key, document in values:
         documents_with[key].add(document)
     for (key, document), found in sorted(values.items()):
-        label = labels[key]
+        refs = [r for rs in found.values() for r in rs]
+        label = refs[0].text.split(": ", 1)[0]  # as this document writes it
         named = len(documents_with[key]) > 1
         text = f"What is {_the(label)} in {document}?" if named else f"What is {_the(label)}?"
         answers: list[str] = []
         for value in found:
             iso = _ISO_SUFFIX.match(value)
             answers.extend([iso["written"], iso["iso"]] if iso else [value])
-        refs = [r for rs in found.values() for r in rs]
         pages = frozenset(r.page_idx for r in refs)
         origin = {
             "from": "field",
