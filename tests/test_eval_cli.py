@@ -16,6 +16,7 @@ import orjson
 import pytest
 from conftest import REPO, service_env
 from conftest import segcite as run
+from test_eval_scoring import documented_keys
 from test_view import CHROMIUM, LAUNCH_ARGS
 
 DOCUMENTS = ("invoice_parser_1p.json", "expense_parser_1p.json", "form_pix2info_d_table_with_borders_snake.json")
@@ -85,6 +86,10 @@ def test_a_run_asks_through_the_worker_and_scores_each_question(first_run, store
     lines = [orjson.loads(line) for line in (out / "questions.jsonl").read_text().splitlines()]
     assert [line["question"] for line in lines[:4]] == [q["question"] for q in USER_QUESTIONS]
     assert all(line["source"]["from"] in ("field", "table") and line["source"]["segment_id"] for line in lines[4:])
+    # What docs/eval-report.md says a report holds.
+    assert set(report) == documented_keys("## report.json") - {"comparison"}
+    outcome_keys = documented_keys("A row of `questions`")
+    assert all(outcome_keys <= set(q) for q in report["questions"])
     # The summary table on stdout: a row per kind and one for all.
     table = done.stdout.splitlines()
     assert table[0].split()[:4] == ["questions", "right", "wrong", "not"]

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -124,3 +126,15 @@ def test_figures_compare_and_gate() -> None:
         "right rate 0.500 is below --min-right 0.6",
         "wrong rate 0.250 is above --max-wrong 0.2",
     ]
+
+
+def documented_keys(heading: str) -> set[str]:
+    """The keys in backticks in the first column of the first table after `heading` in docs/eval-report.md."""
+    text = (Path(__file__).resolve().parent.parent / "docs" / "eval-report.md").read_text()
+    section = text[text.index(heading) :]
+    rows = re.search(r"\n(\|.*\n)+", section).group(0).strip().splitlines()[2:]
+    return {name for row in rows for name in re.findall(r"`(\w+)`", row.split("|")[1])}
+
+
+def test_the_figures_are_the_documented_ones() -> None:
+    assert set(figures([score_answer(TOTAL, None, NAMES)])) == documented_keys("Figures (`summary`")

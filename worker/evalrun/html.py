@@ -367,7 +367,7 @@ def _failure(q: Mapping[str, Any], view: AnswerView | None, images: dict[str, in
         parts.append('<ol class="cites">')
         for c in q["citations"]:
             mark = "good" if c["good"] else "bad"
-            verdict = "on an expected page" if c["good"] else "not where the answer is"
+            verdict = "holds the answer" if c["good"] else "does not hold the answer"
             parts.append(
                 f'<li value="{c["number"]}" class="{mark}"><b>{html.escape(c["document"])}</b>, page {c["page"]} '
                 f'<span class="verdict">({verdict})</span><br><q>{html.escape(c["quote"])}</q></li>'
