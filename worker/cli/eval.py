@@ -248,18 +248,40 @@ def _reports(
 
 
 def _failed_views(settings: Settings, store: Store, report: dict[str, Any]) -> dict[str, Any]:
-    """What `segcite view` shows of each failed answer that cites a page, by message id."""
+    """What `segcite view` shows of each failed answer that cites a page, by message id; for a failed question
+    without citations that was generated from a segment, that segment's page with it highlighted, by
+    `source:<question id>`: where the answer was."""
+    import dataclasses
+
     from worker.objects import make_object_store
     from worker.view import collect_view
 
     objects = make_object_store(settings)
+    workspace = report["workspace"]["id"]
     views = {}
     for q in report["questions"]:
-        if q["failed"] and q["citations"] and q["message_id"]:
-            message = store.get_message(q["message_id"])
-            if message is not None:
-                views[q["message_id"]] = collect_view(store, objects, message)
+        if not q["failed"] or not q["message_id"]:
+            continue
+        message = store.get_message(q["message_id"])
+        if message is None:
+            continue
+        if q["citations"]:
+            views[q["message_id"]] = collect_view(store, objects, message)
+            continue
+        segment_id = (q.get("source") or {}).get("segment_id")
+        segment = store.segments_by_ids(workspace, [segment_id]).get(segment_id) if segment_id else None
+        if segment is not None:
+            source = dataclasses.replace(message, reply_to=None, metadata={"citations": [_marked(segment)]})
+            views[f"source:{q['id']}"] = collect_view(store, objects, source)
     return views
+
+
+def _marked(segment: Any) -> dict[str, Any]:
+    """A segment as the one citation of a page view: its lines' boxes (its box where it has no lines)."""
+    boxes = [{"page_idx": segment.page_idx, **line.bbox.to_dict()} for line in segment.lines or ()]
+    if not boxes and segment.bbox is not None:
+        boxes = [{"page_idx": segment.page_idx, **segment.bbox.to_dict()}]
+    return {"number": 0, "document_id": segment.document_id, "page_idx": segment.page_idx, "boxes": boxes}
 
 
 def _print_summary(report: dict[str, Any], out: Path) -> None:

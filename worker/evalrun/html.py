@@ -57,7 +57,9 @@ def render_report(report: Mapping[str, Any], views: Mapping[str, AnswerView]) ->
     parts.append(f'<section class="failures" aria-label="Failed questions"><h2>Failed questions ({len(failed)})</h2>')
     if not failed:
         parts.append("<p>None: every question scored right.</p>")
-    parts.extend(_failure(q, views.get(q.get("message_id") or ""), images) for q in failed)
+    for q in failed:
+        cited = views.get(q.get("message_id") or "")
+        parts.append(_failure(q, cited, views.get(f"source:{q['id']}"), images))
     parts.append("</section></main>")
     parts.append(_images_script(images))
     parts.append("</body></html>\n")
@@ -332,7 +334,9 @@ def _status_chart(report: Mapping[str, Any]) -> str:
 # --- failures -----------------------------------------------------------------------------------------------
 
 
-def _failure(q: Mapping[str, Any], view: AnswerView | None, images: dict[str, int]) -> str:
+def _failure(q: Mapping[str, Any], view: AnswerView | None, source: AnswerView | None, images: dict[str, int]) -> str:
+    """A failed question: what was asked and expected, the answer, its citations and their pages (`view`), or,
+    for an answer without citations, the page the question was made from with its segment marked (`source`)."""
     outcome = q["outcome"]
     expected = q.get("answers") or [" and ".join(alts[0] for alts in q.get("answers_all", []))]
     where = ""
@@ -375,12 +379,14 @@ def _failure(q: Mapping[str, Any], view: AnswerView | None, images: dict[str, in
         parts.append("</ol>")
     elif q.get("content") is not None:
         parts.append('<p class="note">No citation shown.</p>')
+    if source is not None and source.pages:
+        parts.append('<p class="note">Where the answer is: the passage the question was made from, marked.</p>')
     parts.append("</div>")
-    if view is not None and view.pages:
-        filenames = view.filenames
+    shown = view if view is not None and view.pages else source
+    if shown is not None and shown.pages:
         parts.append('<div class="pages">')
-        for page in view.pages[:2]:  # the first pages it cites: enough to see what it pointed at
-            parts.append(_shared_image(_page_figure(page, filenames), images))
+        for page in shown.pages[:2]:  # the first pages it cites: enough to see what it pointed at
+            parts.append(_shared_image(_page_figure(page, shown.filenames), images))
         parts.append("</div>")
     parts.append("</article>")
     return "".join(parts)
