@@ -19,6 +19,9 @@ from conftest import segcite as run
 from test_eval_scoring import documented_keys
 from test_view import CHROMIUM, LAUNCH_ARGS
 
+from worker.app_actions import workspace_id
+from worker.stores.postgres import PostgresStore
+
 DOCUMENTS = ("invoice_parser_1p.json", "expense_parser_1p.json", "form_pix2info_d_table_with_borders_snake.json")
 USER_QUESTIONS = [
     {"question": "What is the invoice number?", "answers": ["23413561D"], "document": DOCUMENTS[0], "page": 1},
@@ -59,6 +62,7 @@ def test_a_run_asks_through_the_worker_and_scores_each_question(first_run, store
         "questions": 10,
         "finished": 10,
         "interrupted": False,
+        "gave_up": None,
         "seconds": report["run"]["seconds"],
     }
     rows = {q["question"]: q for q in report["questions"]}
@@ -219,3 +223,29 @@ def test_ctrl_c_stops_and_scores_what_finished(env, workspace, tmp_path: Path) -
     assert f"stopped: {finished} of {asked} questions finished and scored" in stderr
     assert "Traceback" not in stderr and stdout.startswith(" ")
     assert "Stopped before the end" in (out / "report.html").read_text()
+
+
+def test_without_a_worker_answering_it_stops_after_the_first_timeouts(
+    services, service_home, database_without_worker: str, tmp_path: Path
+) -> None:
+    """A database no worker serves: the first answers time out, and asking stops there instead of waiting out
+    every question's timeout; the reports say so."""
+    store = PostgresStore(database_without_worker, max_size=1)
+    name = f"idle-{uuid.uuid4().hex[:6]}"
+    store.create_document(workspace_id(name), "lease.json", "docai/x.json")
+    store.close()
+    mine = tmp_path / "mine.jsonl"
+    mine.write_text("".join(f'{{"question": "Question {n}?", "answers": ["{n}"]}}\n' for n in range(8)))
+    env = service_env(services, service_home, DATABASE_URL=database_without_worker)
+    out = tmp_path / "out"
+    argv = ["eval", "--workspace", name, "--questions", str(mine), "--timeout", "1", "--concurrency", "2"]
+    done = run(env, *argv, "--out", str(out))
+    assert done.returncode == 1
+    assert done.stderr.splitlines()[-1] == (
+        "error: the first 2 answers did not come within 1 s: is a worker running? "
+        "(`segcite status` shows the workers and the inbox)"
+    )
+    report = orjson.loads((out / "report.json").read_bytes())
+    assert report["run"]["finished"] == 2 and report["run"]["gave_up"].startswith("the first 2 answers")
+    assert [q["outcome"] for q in report["questions"]] == ["error", "error"]
+    assert report["summary"]["errors"] == 2 and report["summary"]["right_rate"] is None

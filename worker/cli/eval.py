@@ -104,14 +104,19 @@ def eval_command(
     announce(up, settings)
     with open_store(settings, up.services) as store:
         ws = workspace_id(workspace)
-        questions = [*user_questions, *_generated(settings, store, workspace, ws, generate, generate_with_model, seed)]
+        _say_unknown_documents(store, ws, user_questions, questions_file)
+        generated, writing = _generated(settings, store, workspace, ws, generate, generate_with_model, seed)
+        questions = [*user_questions, *generated]
         out.mkdir(parents=True, exist_ok=True)
         _write_questions(out / "questions.jsonl", questions)
         click.echo(f"{len(questions)} questions -> {out / 'questions.jsonl'}", err=True)
         run = _ask(store, ws, questions, concurrency, timeout)
-        about = _about(settings, workspace, ws, questions_file, concurrency)
+        about = {**_about(settings, workspace, ws, questions_file, concurrency), "question_writing": writing}
         report = _reports(settings, store, run, out, about, (old, str(compare_with)) if old is not None else None)
     _print_summary(report, out)
+    if run.gave_up:
+        click.echo(f"error: {run.gave_up}", err=True)
+        sys.exit(1)
     if run.interrupted:
         click.echo(f"stopped: {len(run.finished)} of {len(run.asked)} questions finished and scored", err=True)
         sys.exit(INTERRUPTED)
@@ -133,6 +138,15 @@ def _read_questions(path: Path) -> list[Question]:
         raise UserError(str(exc)) from None
 
 
+def _say_unknown_documents(store: Store, ws: str, questions: list[Question], path: Path | None) -> None:
+    """A question naming a file the workspace does not hold can never get a good citation: said up front."""
+    held = {d.filename for d in store.documents(ws)}
+    unknown = sorted({s.document for q in questions for s in q.sources if s.document and s.document not in held})
+    if unknown:
+        shown = ", ".join(unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
+        click.echo(f"note: {path} names documents the workspace does not hold: {shown}", err=True)
+
+
 def _read_old_report(path: Path) -> dict[str, Any]:
     import orjson
 
@@ -151,14 +165,16 @@ def _read_old_report(path: Path) -> dict[str, Any]:
 
 def _generated(
     settings: Settings, store: Store, name: str, ws: str, count: int | None, with_model: int | None, seed: int
-) -> list[Question]:
+) -> tuple[list[Question], dict[str, Any] | None]:
+    """Questions generated without a model (`count`) and written by the model (`with_model`), and what writing
+    them cost (null without the model)."""
     import shlex
 
     from evaluation import generate
     from worker.evalrun.workspace import read_segments
 
     if not (count or with_model):
-        return []
+        return [], None
     segments = read_segments(store, ws)
     if not segments.segments:
         add = f"segcite ingest FILE... --workspace {shlex.quote(name)}"
@@ -176,7 +192,9 @@ def _generated(
             f"the model wrote {len(written.questions)} questions" + (note if written.discarded else ""), err=True
         )
         questions += written.questions
-    return questions
+        writing = {"model": settings.segcite_llm_model, "questions": len(written.questions)}
+        return questions, {**writing, "discarded": written.discarded, "tokens": written.tokens}
+    return questions, None
 
 
 def _write_questions(path: Path, questions: list[Question]) -> None:

@@ -35,7 +35,8 @@ class Asked:
 @dataclass
 class Run:
     asked: list[Asked]
-    interrupted: bool = False
+    interrupted: bool = False  # Ctrl-C
+    gave_up: str | None = None  # why asking stopped before the end, other than Ctrl-C
     seconds: float = 0.0
 
     @property
@@ -54,14 +55,16 @@ def ask_all(
     clock: Callable[[], float] = time.monotonic,
 ) -> Run:
     """Ask every question, at most `concurrency` in flight; an answer not finished `timeout` seconds after its
-    question was written is given up (its error says so). Ctrl-C returns what finished, `interrupted` set."""
+    question was written is given up (its error says so); when the first `concurrency` answers all time out, no
+    worker is answering and asking stops (`gave_up`). Ctrl-C returns what finished, `interrupted` set."""
     run = Run([Asked(q) for q in questions])
     waiting = list(reversed(run.asked))
     in_flight: dict[str, tuple[Asked, float]] = {}
+    answered = timed_out = 0
     start = clock()
     try:
-        while waiting or in_flight:
-            while waiting and len(in_flight) < concurrency:
+        while (waiting and not run.gave_up) or in_flight:
+            while waiting and not run.gave_up and len(in_flight) < concurrency:
                 item = waiting.pop()
                 pending = ask(store, workspace_id, item.question.text)
                 item.conversation_id, item.message_id = pending.conversation_id, pending.id
@@ -71,10 +74,17 @@ def ask_all(
                 message = store.get_message(message_id)
                 if message is not None and message.status in MESSAGE_DONE:
                     item.message, item.seconds = message, _seconds(message, clock() - asked_at)
+                    answered += 1
                     if message.status == "failed":
                         item.error = f"the answer failed: {message.error}"
                 elif clock() - asked_at > timeout:
                     item.error = f"no answer after {timeout:g} s (still {message.status if message else 'missing'})"
+                    timed_out += 1
+                    if not answered and timed_out >= concurrency:
+                        run.gave_up = (
+                            f"the first {timed_out} answers did not come within {timeout:g} s: is a worker running? "
+                            "(`segcite status` shows the workers and the inbox)"
+                        )
                 else:
                     continue
                 del in_flight[message_id]

@@ -98,6 +98,7 @@ def _overview(report: Mapping[str, Any]) -> str:
         + " · ".join(lines)
         + "</p>"
         + (stopped if run["interrupted"] else "")
+        + (f'<p class="note">Stopped: {html.escape(run["gave_up"])}</p>' if run.get("gave_up") else "")
         + "</header>"
     )
 

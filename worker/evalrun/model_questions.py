@@ -54,5 +54,5 @@ def write_questions(
             out.discarded += 1
         else:
             out.questions.append(question)
-        on_each()
+            on_each()  # one more question written
     return out

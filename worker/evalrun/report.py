@@ -27,6 +27,7 @@ def build_report(
             "questions": len(run.asked),
             "finished": len(run.finished),
             "interrupted": run.interrupted,
+            "gave_up": run.gave_up,
             "seconds": round(run.seconds, 2),
         },
         "summary": figures(scores),
