@@ -424,7 +424,8 @@ _STYLE = """
 .overview p { margin: .2rem 0; color: #57606a; }
 .scroll { overflow-x: auto; }
 table.figures { border-collapse: collapse; background: #fff; border-radius: 8px; font-size: .9rem; }
-table.figures th, table.figures td { padding: .35rem .6rem; border-bottom: 1px solid #e5e7eb; text-align: right; }
+table.figures th, table.figures td { padding: .35rem .6rem; border-bottom: 1px solid #e5e7eb; text-align: right;
+  white-space: nowrap; }
 table.figures th:first-child { text-align: left; }
 table.figures tr.total { font-weight: 600; }
 td.better { color: #15803d; font-weight: 600; }
