@@ -197,6 +197,16 @@ def test_bad_inputs_are_one_line_and_nothing_is_asked(env, workspace, tmp_path: 
     assert not (tmp_path / "o").exists()
 
 
+def test_a_question_naming_a_file_the_workspace_lacks_is_said_up_front(env, workspace, tmp_path: Path) -> None:
+    mine = tmp_path / "mine.jsonl"
+    mine.write_text('{"question": "What is the total?", "answers": ["544.99"], "document": "nosuch.json"}\n')
+    done = run(env, "eval", "--workspace", workspace, "--questions", str(mine), "--out", str(tmp_path / "o"))
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines()[0] == f"note: {mine} names documents the workspace does not hold: nosuch.json"
+    (row,) = orjson.loads((tmp_path / "o" / "report.json").read_bytes())["questions"]
+    assert row["citations"] and not any(c["good"] for c in row["citations"])
+
+
 def test_ctrl_c_stops_and_scores_what_finished(env, workspace, tmp_path: Path) -> None:
     out = tmp_path / "stopped"
     argv = [sys.executable, "-m", "worker.cli", "eval", "--workspace", workspace, "--generate", "60"]
