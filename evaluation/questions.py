@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evaluation.normalize import Expected, holds, plain
+from ingest.tables import EMPTY_CELL  # a table's empty cell, as table segments write it
 
 KINDS = ("field", "table", "unanswerable", "user", "model")
 _ISO_SUFFIX = re.compile(r"^(?P<written>.+?) \((?P<iso>\d{4}-\d{2}-\d{2})\)$")
-EMPTY_CELL = "—"  # ingest.tables.EMPTY_CELL: a table's empty cell as segments write it
 # Names no workspace is likely to hold: an unanswerable probe asks about one of them (checked absent first).
 _UNKNOWN_NAMES = (
     "Zephyrine Holloway Ltd",
@@ -133,7 +133,7 @@ def _expected(item: dict[str, Any], where: str) -> Expected:
         raw = item["answers_all"]
         if not isinstance(raw, list) or not all(isinstance(i, list) and i for i in raw):
             raise QuestionFileError(f'{where}: "answers_all" must be a list of lists of answers')
-        return tuple(tuple(map(_answer_text, i)) for i in raw)
+        return tuple(tuple(map(str, i)) for i in raw)
     raw = item.get("answers")
     if raw is None:
         return ()
@@ -141,11 +141,7 @@ def _expected(item: dict[str, Any], where: str) -> Expected:
         raw = [raw]
     if not isinstance(raw, list) or not raw or not all(isinstance(a, str | int | float) for a in raw):
         raise QuestionFileError(f'{where}: "answers" must be a non-empty list of accepted answers')
-    return (tuple(map(_answer_text, raw)),)
-
-
-def _answer_text(value: Any) -> str:
-    return str(value)
+    return (tuple(map(str, raw)),)
 
 
 def _pages(item: dict[str, Any], where: str) -> frozenset[int] | None:
