@@ -4,9 +4,13 @@ dropped; the tokens the provider reports are counted."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 
+import orjson
 import pytest
+from conftest import segcite as run
+from conftest import service_env
 from openai_stub import FakeOpenAI
 
 from evaluation import SegmentRef
@@ -77,3 +81,39 @@ def test_a_model_that_refuses_the_key_is_one_clear_error(fake_llm: FakeOpenAI) -
     settings = Settings(segcite_llm_provider="openai", openai_base_url=fake_llm.url, segcite_llm_model="m")
     with pytest.raises(PermanentError, match="LLM configuration error"):
         write_questions(settings, PASSAGES, 1)
+
+
+class QuotingModel(FakeOpenAI):
+    """Asks about each passage's first three words, quoted from it."""
+
+    def default(self, path: str, body: dict) -> dict:
+        passage = body["messages"][-1]["content"].split("\n\n", 1)[1]
+        answer = " ".join(passage.split()[:3])
+        return FakeOpenAI.completion(
+            orjson.dumps({"question": f"What begins with {answer}?", "answer": answer}).decode()
+        )
+
+
+def test_segcite_eval_asks_the_questions_the_model_wrote(
+    services, service_home, celery_worker, docai_real_dir, tmp_path
+):
+    """Through the command: the model (here, the local server) writes the questions, the worker answers them."""
+    fake = QuotingModel()
+    env = service_env(
+        services, service_home, SEGCITE_LLM_PROVIDER="openai", OPENAI_BASE_URL=fake.url, SEGCITE_LLM_MODEL="m"
+    )
+    workspace = f"model-{uuid.uuid4().hex[:6]}"
+    assert run(env, "ingest", str(docai_real_dir / "invoice_parser_1p.json"), "--workspace", workspace).returncode == 0
+    out = tmp_path / "out"
+    done = run(env, "eval", "--workspace", workspace, "--generate-with-model", "2", "--out", str(out))
+    fake.server.shutdown()
+    assert done.returncode == 0, done.stderr
+    assert "the model wrote 2 questions" in done.stderr
+    lines = [orjson.loads(line) for line in (out / "questions.jsonl").read_text().splitlines()]
+    assert [(line["kind"], line["source"]["from"], line["source"]["model"]) for line in lines] == [
+        ("model", "model", "m")
+    ] * 2
+    report = orjson.loads((out / "report.json").read_bytes())
+    assert report["question_writing"] == {"model": "m", "questions": 2, "discarded": 0, "tokens": None}
+    assert report["by_kind"]["model"]["questions"] == 2 and report["run"]["finished"] == 2
+    assert len([path for path, _ in fake.requests if path.endswith("/chat/completions")]) == 2
