@@ -30,6 +30,7 @@ Reports (issue 14's targets in brackets):
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import re
 import shutil
@@ -38,13 +39,14 @@ import subprocess
 import sys
 import tempfile
 import time
-import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from evaluation import Question, Source, holds, holds_all, score_answer
+from evaluation.scoring import DECLINED, RIGHT, PageText, page_texts
 from query import build_answer
 from query.extractive import extractive_answer, extractive_sections
 
@@ -56,24 +58,6 @@ SERVICE_VARIABLES = ("REDIS_URL", "DATABASE_URL", "SEGCITE_STORE", "SUPABASE_URL
 INGESTED = re.compile(r"^(?P<name>.+?): ingested, .*document (?P<id>[0-9a-f-]{36})$")
 
 
-@dataclass(frozen=True)
-class Source:
-    document: str  # file or folder name, as ingested
-    pages: frozenset[int] | None  # None: every page
-
-
-@dataclass(frozen=True)
-class Question:
-    id: str
-    text: str
-    values: list[list[str]]  # every item must appear; an item is a list of alternatives
-    sources: list[Source]
-
-    @property
-    def answerable(self) -> bool:
-        return bool(self.values)
-
-
 @dataclass
 class Workspace:
     """What the CLI said about the ingested documents: names, ids, and each segment's page and text."""
@@ -83,6 +67,11 @@ class Workspace:
     texts: dict[str, str] = field(default_factory=dict)  # segment id -> text
     rows: dict[str, dict[str, Any]] = field(default_factory=dict)  # segment id -> its `segcite segments` line
     failed: dict[str, str] = field(default_factory=dict)  # file name -> error line
+
+    @functools.cached_property
+    def page_text(self) -> PageText:
+        """(file name, page) -> the page's text: a citation on any page that holds the answer is a good one."""
+        return page_texts((*place, self.texts[i]) for i in self.texts if (place := self.where(i)))
 
     def where(self, segment_id: str) -> tuple[str, int] | None:
         document_id = segment_id.rsplit(":", 1)[0]
@@ -111,14 +100,16 @@ def fixture_inputs(staging: Path) -> list[Path]:
 
 
 def load_questions(path: Path) -> list[Question]:
+    """A question file of this bench, as the scorer's questions (evaluation.Question, kind `bench`): `values`, every
+    item required, each item one value or a list of alternatives; `sources`, where the answer is."""
     data = orjson.loads(path.read_bytes())
     groups = data.get("groups", {})
     questions = []
     for item in data["questions"]:
         raw_sources = groups[item["sources"]] if isinstance(item["sources"], str) else item["sources"]
         sources = [Source(s["document"], None if s["pages"] == "all" else frozenset(s["pages"])) for s in raw_sources]
-        values = [v if isinstance(v, list) else [v] for v in item["values"]]
-        questions.append(Question(item["id"], item["question"], values, sources))
+        expected = tuple(tuple(v) if isinstance(v, list) else (v,) for v in item["values"])
+        questions.append(Question(item["id"], item["question"], "bench", expected, tuple(sources)))
     return questions
 
 
@@ -170,24 +161,11 @@ def ask(question: str, home: Path) -> tuple[dict[str, Any] | None, float, str]:
     return orjson.loads(done.stdout), elapsed, ""
 
 
-# --- scoring ----------------------------------------------------------------------------------------------
+# --- scoring: evaluation.scoring, the scorer `segcite eval` uses too ----------------------------------------
 
 
-def normalize(text: str) -> str:
-    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
-
-
-def holds(text: str, value: str) -> bool:
-    """The value occurs in the text as a whole token run (`tea` is not in `instead`), normalized."""
-    pattern = r"(?<!\w)" + re.escape(normalize(value)) + r"(?!\w)"
-    return re.search(pattern, normalize(text)) is not None
-
-
-def holds_all(text: str, values: list[list[str]]) -> bool:
-    return all(any(holds(text, alternative) for alternative in item) for item in values)
-
-
-def on_source(place: tuple[str, int] | None, sources: list[Source]) -> bool:
+def on_source(place: tuple[str, int] | None, sources: tuple[Source, ...]) -> bool:
+    """Retrieval recall's test: the place is on one of the question's source pages."""
     if place is None:
         return False
     name, page = place
@@ -211,8 +189,8 @@ def check_question_set(questions: list[Question], ws: Workspace) -> list[str]:
                     page_texts.setdefault(place[1], []).append(text)
             pages = source.pages if source.pages is not None else set(page_texts)
             for page in sorted(pages):
-                if not holds_all("\n".join(page_texts.get(page, [])), q.values):
-                    problems.append(f"{q.id}: {source.document} page {page} does not hold {q.values}")
+                if not holds_all("\n".join(page_texts.get(page, [])), q.expected):
+                    problems.append(f"{q.id}: {source.document} page {page} does not hold {q.expected}")
     return problems
 
 
@@ -224,7 +202,7 @@ class Outcome:
     content: str = ""
     recalled: bool = False  # a context segment is on a page that holds the answer
     segment_recalled: bool = False  # every value is in a context segment on such a page
-    correct: bool = False  # answerable: every value in the content; unanswerable: no citation
+    correct: bool = False  # answerable: every value in the content; unanswerable: said "not found"
     citations: list[tuple[str, int] | None] = field(default_factory=list)
     good_citations: int = 0
     context_documents: list[str] = field(default_factory=list)
@@ -244,12 +222,13 @@ def score(q: Question, payload: dict[str, Any] | None, seconds: float, error: st
     on_page = [ws.texts[i] for i, place in context if on_source(place, q.sources)]
     outcome.recalled = bool(on_page)
     outcome.segment_recalled = q.answerable and all(
-        any(holds(text, alt) for text in on_page for alt in item) for item in q.values
+        any(holds(text, alt) for text in on_page for alt in item) for item in q.expected
     )
     outcome.context_ids = metadata.get("context_ids", [])
     outcome.citations = [ws.where(c["segment_id"]) for c in metadata.get("citations", [])]
-    outcome.good_citations = sum(on_source(place, q.sources) for place in outcome.citations)
-    outcome.correct = holds_all(payload["content"], q.values) if q.answerable else not outcome.citations
+    scored = score_answer(q, payload, ws.names, page_text=ws.page_text)
+    outcome.good_citations = scored.good_citations
+    outcome.correct = scored.outcome in (RIGHT, DECLINED)
     outcome.sections = [
         {k: s.get(k) for k in ("text", "source_ids", "citation_status", "citation_error")} for s in metadata["sections"]
     ]

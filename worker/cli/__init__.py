@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from worker.cli import ask, demo, documents, offline, services, status, view
+from worker.cli import ask, demo, documents, eval, offline, services, status, view
 from worker.cli.errors import SegciteGroup
 
 __all__ = ["main"]
@@ -33,5 +33,6 @@ for command in (
     ask.ask_command,
     view.view,
     demo.demo,
+    eval.eval_command,
 ):
     main.add_command(command)

@@ -1,0 +1,140 @@
+"""The one scorer (issue 32): made answers scored right, wrong, not found; citations on the right or the wrong page;
+`answer_status` where answers carry it; the figures, the comparison of two runs and the thresholds."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evaluation import Question, Source, compare, figures, gate, holds, score_answer
+from evaluation.scoring import ANSWERED, DECLINED, ERROR, NOT_FOUND, RIGHT, WRONG, page_texts
+
+NAMES = {"d1": "invoice.json", "d2": "receipt.json"}
+TOTAL = Question("t", "What is the total?", "field", (("$1,767.97",),), (Source("invoice.json", frozenset({0})),))
+PAGES = page_texts(
+    [
+        ("invoice.json", 0, "Tax (10%): $1,767.97"),
+        ("invoice.json", 1, "Terms and conditions"),
+        ("invoice.json", 4, "Copy. Tax (10%): 1767.97 USD"),
+        ("receipt.json", 0, "Total 1,767.97"),
+    ]
+)
+
+
+def answer(content: str, *cited: tuple[str, int, str], status: str | None = None) -> dict[str, Any]:
+    citations = [
+        {"number": n, "document_id": d, "page_idx": p, "quote": {"text": q}} for n, (d, p, q) in enumerate(cited, 1)
+    ]
+    metadata: dict[str, Any] = {"citations": citations}
+    if status is not None:
+        metadata["answer_status"] = status
+    return {"content": content, "metadata": metadata}
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "held"),
+    [
+        ("The tax is $1,767.97.", "1767.97", True),
+        ("Montant total: 62,86 € [1]", "62,86 €", True),
+        ("Total: 1 767,97 EUR", "$1,767.97", True),
+        ("Total: 1767.970", "1767.97", True),
+        ("Total: 17679.7", "1767.97", False),
+        ("due on October 1, 2020", "2020-10-01", True),
+        ("due on 01.10.2020", "2020/10/01", True),
+        ("due on 1 oct. 2020", "10/01/2020", True),
+        ("due on 2020-10-02", "2020-10-01", False),
+        ("JOHN   Smith", "john smith", True),
+        ("instead", "tea", False),
+        ("invoice INV-00123", "00123", True),
+        ("invoice 123", "00123", False),
+        ("12.5 %", "12.5%", True),
+    ],
+)
+def test_values_are_compared_after_normalising(text: str, value: str, held: bool) -> None:
+    assert holds(text, value) is held
+
+
+def test_right_wrong_and_not_found() -> None:
+    right = score_answer(TOTAL, answer("Tax (10%): $1767.97 [1]", ("d1", 0, "Tax (10%): $1,767.97")), NAMES)
+    assert (right.outcome, [c.good for c in right.citations]) == (RIGHT, [True])
+    wrong = score_answer(TOTAL, answer("Total: $2,140.00 [1]", ("d1", 0, "Total: $2,140.00")), NAMES)
+    assert wrong.outcome == WRONG
+    missing = score_answer(TOTAL, answer("I could not find an answer to this question in your documents."), NAMES)
+    assert (missing.outcome, missing.citations) == (NOT_FOUND, [])
+    failed = score_answer(TOTAL, None, NAMES, error="the answer failed: LLM unavailable")
+    assert (failed.outcome, failed.error) == (ERROR, "the answer failed: LLM unavailable")
+
+
+def test_a_citation_on_the_wrong_page_or_document_is_not_good() -> None:
+    on_terms = answer("$1,767.97 [1] [2]", ("d1", 1, "Terms"), ("d2", 0, "Total 1,767.97"))
+    scored = score_answer(TOTAL, on_terms, NAMES, page_text=PAGES)
+    assert scored.outcome == RIGHT  # the answer holds the value...
+    assert [c.good for c in scored.citations] == [False, False]  # ...its citations do not: wrong page, wrong file
+    # Another page of the expected document that holds the value (a copy) backs it; without page texts only the
+    # expected pages count.
+    copy = answer("$1,767.97 [1]", ("d1", 4, "Copy. Tax (10%): 1767.97 USD"))
+    assert [c.good for c in score_answer(TOTAL, copy, NAMES, page_text=PAGES).citations] == [True]
+    assert [c.good for c in score_answer(TOTAL, copy, NAMES).citations] == [False]
+    # No page expected: the quote must hold the answer.
+    anywhere = Question("a", "What is the total?", "user", (("1767.97",),))
+    cited = answer("1767.97 [1] [2]", ("d2", 0, "Total 1,767.97"), ("d1", 1, "Terms and conditions"))
+    assert [c.good for c in score_answer(anywhere, cited, NAMES).citations] == [True, False]
+
+
+def test_answer_status_decides_found_where_the_answer_has_it() -> None:
+    probe = Question("u", "What is the vessel's IMO number?", "unanswerable")
+    cited_refusal = answer("Nothing says so [1]", ("d1", 0, "x"), status="not_found")
+    assert score_answer(probe, cited_refusal, NAMES).outcome == DECLINED
+    assert score_answer(probe, answer("IMO 9074729 [1]", ("d1", 0, "x")), NAMES).outcome == ANSWERED
+    assert score_answer(probe, answer("I could not find an answer to this question."), NAMES).outcome == DECLINED
+    uncertain = score_answer(TOTAL, answer("Total: $2,140.00", status="uncertain"), NAMES)
+    assert (uncertain.outcome, uncertain.answer_status) == (WRONG, "uncertain")
+    said_none = score_answer(TOTAL, answer("Total: $2,140.00 [1]", ("d1", 0, "x"), status="not_found"), NAMES)
+    assert said_none.outcome == NOT_FOUND
+
+
+def test_figures_compare_and_gate() -> None:
+    probe = Question("u", "What is the IMO number?", "unanswerable")
+    scores = [
+        score_answer(TOTAL, answer("$1,767.97 [1]", ("d1", 0, "Tax: $1,767.97")), NAMES, seconds=1.0),
+        score_answer(TOTAL, answer("$1,767.97 [1]", ("d1", 1, "Terms")), NAMES, seconds=2.0),
+        score_answer(TOTAL, answer("$9 [1]", ("d1", 0, "x")), NAMES, seconds=3.0),
+        score_answer(TOTAL, answer("I could not find an answer."), NAMES, seconds=4.0),
+        score_answer(probe, answer("IMO 1 [1]", ("d2", 0, "IMO 1")), NAMES, seconds=5.0),
+        score_answer(TOTAL, None, NAMES, error="timed out"),
+    ]
+    f = figures(scores)
+    assert (f["questions"], f["errors"], f["answerable"], f["right"], f["wrong"], f["not_found"]) == (6, 1, 4, 2, 1, 1)
+    assert (f["right_rate"], f["wrong_rate"], f["not_found_rate"]) == (0.5, 0.25, 0.25)
+    assert (f["unanswerable"], f["unanswerable_answered"], f["unanswerable_answered_rate"]) == (1, 1, 1.0)
+    # Good: the first (expected page) and the wrong answer's (it points at the page that holds the answer).
+    assert (f["citations"], f["citations_good"], f["citation_precision"]) == (4, 2, 0.5)
+    assert f["citation_recall"] == 0.5  # one of the two right answers has a good citation
+    assert (f["latency_p50_s"], f["latency_p95_s"]) == (3.0, 5.0)
+    assert f["answer_status"] == {"absent": 5} and f["tokens"] is None
+
+    better = dict(f, right_rate=0.75, latency_p50_s=2.5)
+    rows = {r["figure"]: r for r in compare(f, better)}
+    assert rows["right_rate"] == {"figure": "right_rate", "old": 0.5, "new": 0.75, "change": 0.25, "better": True}
+    assert rows["latency_p50_s"]["better"] is True and rows["wrong_rate"]["change"] == 0
+
+    assert gate(f, 0.5, 0.25) == []
+    assert gate(f, 0.6, 0.2) == [
+        "right rate 0.500 is below --min-right 0.6",
+        "wrong rate 0.250 is above --max-wrong 0.2",
+    ]
+
+
+def documented_keys(heading: str) -> set[str]:
+    """The keys in backticks in the first column of the first table after `heading` in docs/eval-report.md."""
+    text = (Path(__file__).resolve().parent.parent / "docs" / "eval-report.md").read_text()
+    section = text[text.index(heading) :]
+    rows = re.search(r"\n(\|.*\n)+", section).group(0).strip().splitlines()[2:]
+    return {name for row in rows for name in re.findall(r"`(\w+)`", row.split("|")[1])}
+
+
+def test_the_figures_are_the_documented_ones() -> None:
+    assert set(figures([score_answer(TOTAL, None, NAMES)])) == documented_keys("Figures (`summary`")

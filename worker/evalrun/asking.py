@@ -1,0 +1,105 @@
+"""Asking the evaluation's questions the way an app does (worker.app_actions.ask: a question row and a pending
+answer row, whose trigger records the work in the inbox), each in a conversation of its own, several in flight at
+once, and collecting the published answers. Ctrl-C stops asking and waiting; what finished is kept."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from evaluation import Question
+from worker.app_actions import MESSAGE_DONE, ask
+from worker.stores import Store
+from worker.stores.rows import MessageRow
+
+POLL = 0.1  # seconds between two reads of the answers in flight
+
+
+@dataclass
+class Asked:
+    """One question's run: where it was asked and what came back."""
+
+    question: Question
+    conversation_id: str | None = None
+    message_id: str | None = None
+    message: MessageRow | None = None  # the finished answer row (done or failed); None: it did not finish
+    seconds: float | None = None  # from the question's row to its answer's last write
+    error: str | None = None  # why there is no answer
+
+    @property
+    def finished(self) -> bool:
+        return self.message is not None or self.error is not None
+
+
+@dataclass
+class Run:
+    asked: list[Asked]
+    interrupted: bool = False  # Ctrl-C
+    gave_up: str | None = None  # why asking stopped before the end, other than Ctrl-C
+    seconds: float = 0.0
+
+    @property
+    def finished(self) -> list[Asked]:
+        return [a for a in self.asked if a.finished]
+
+
+def ask_all(
+    store: Store,
+    workspace_id: str,
+    questions: Sequence[Question],
+    *,
+    concurrency: int,
+    timeout: float,
+    on_finished: Callable[[Asked], None] = lambda _: None,
+    clock: Callable[[], float] = time.monotonic,
+) -> Run:
+    """Ask every question, at most `concurrency` in flight; an answer not finished `timeout` seconds after its
+    question was written is given up (its error says so); when the first `concurrency` answers all time out, no
+    worker is answering and asking stops (`gave_up`). Ctrl-C returns what finished, `interrupted` set."""
+    run = Run([Asked(q) for q in questions])
+    waiting = list(reversed(run.asked))
+    in_flight: dict[str, tuple[Asked, float]] = {}
+    answered = timed_out = 0
+    start = clock()
+    try:
+        while (waiting and not run.gave_up) or in_flight:
+            while waiting and not run.gave_up and len(in_flight) < concurrency:
+                item = waiting.pop()
+                pending = ask(store, workspace_id, item.question.text)
+                item.conversation_id, item.message_id = pending.conversation_id, pending.id
+                in_flight[pending.id] = (item, clock())
+            time.sleep(POLL)
+            for message_id, (item, asked_at) in list(in_flight.items()):
+                message = store.get_message(message_id)
+                if message is not None and message.status in MESSAGE_DONE:
+                    item.message, item.seconds = message, _seconds(message, clock() - asked_at)
+                    answered += 1
+                    if message.status == "failed":
+                        item.error = f"the answer failed: {message.error}"
+                elif clock() - asked_at > timeout:
+                    item.error = f"no answer after {timeout:g} s (still {message.status if message else 'missing'})"
+                    timed_out += 1
+                    if not answered and timed_out >= concurrency:
+                        run.gave_up = (
+                            f"the first {timed_out} answers did not come within {timeout:g} s: is a worker running? "
+                            "(`segcite status` shows the workers and the inbox)"
+                        )
+                else:
+                    continue
+                del in_flight[message_id]
+                on_finished(item)
+    except KeyboardInterrupt:
+        run.interrupted = True
+    run.seconds = clock() - start
+    return run
+
+
+def _seconds(message: MessageRow, observed: float) -> float:
+    """The database's own times (the answer row written, then finished) where it has them: exact, whatever the
+    polling; else what was observed here."""
+    if message.created_at is not None and message.updated_at is not None:
+        spent = (message.updated_at - message.created_at).total_seconds()
+        if 0 <= spent <= observed + 1:
+            return spent
+    return observed
