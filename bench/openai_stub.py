@@ -57,7 +57,7 @@ class FakeOpenAI:
                     self.close_connection = True
                     return
                 if status == 200 and body.get("stream"):
-                    fake.send_stream(self, reply)
+                    fake.send_stream(self, reply, usage=fake.usage_of(body, reply))
                     return
                 data = json.dumps(reply).encode()
                 self.send_response(status)
@@ -80,7 +80,19 @@ class FakeOpenAI:
             return self.status, {"error": {"message": "server down", "type": "server"}}
         return 200, self.default(path, body)
 
-    def send_stream(self, handler: BaseHTTPRequestHandler, reply: dict[str, Any] | Streamed) -> None:
+    @staticmethod
+    def usage_of(body: dict[str, Any], reply: Any) -> dict[str, int] | None:
+        """What a server reports when asked (`stream_options.include_usage`): a word counts as a token here."""
+        if not (body.get("stream_options") or {}).get("include_usage"):
+            return None
+        prompt = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
+        written = "".join(reply.pieces) if isinstance(reply, Streamed) else reply["choices"][0]["message"]["content"]
+        completion = len((written or "").split())
+        return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+
+    def send_stream(
+        self, handler: BaseHTTPRequestHandler, reply: dict[str, Any] | Streamed, usage: dict[str, int] | None = None
+    ) -> None:
         if isinstance(reply, Streamed):
             script = reply
         else:
@@ -93,7 +105,10 @@ class FakeOpenAI:
         handler.end_headers()
         events = [self.chunk({"role": "assistant", "content": ""})]
         events += [self.chunk({"content": piece}) for piece in script.pieces]
-        events += [self.chunk({}, finish="stop"), "[DONE]"]
+        events += [self.chunk({}, finish="stop")]
+        if usage is not None:  # the last chunk before [DONE]: no choices, the counts of the whole reply
+            events.append({**self.chunk({}), "choices": [], "usage": usage})
+        events.append("[DONE]")
         try:
             for number, event in enumerate(events):
                 if script.cut is not None and number > script.cut:

@@ -129,6 +129,32 @@ def test_empty_model_output_is_retried_not_delivered_empty(llm_worker, fake_llm,
     assert (message.status, message.content) == ("done", "Second try.")
 
 
+def test_the_tokens_a_server_reports_ride_in_the_metadata_and_a_server_without_usage_still_answers(
+    llm_worker, fake_llm
+) -> None:
+    app, store = llm_worker
+    reply = '{"sections": [{"text": "Nothing found here.", "source_ids": []}]}'
+    fake_llm.replies.append((200, FakeOpenAI.completion(reply)))
+    message = outcome(store, ask(app, store))
+    assert message.status == "done", message.error
+    asked = fake_llm.requests[-1][1]
+    assert asked["stream_options"] == {"include_usage": True}
+    prompt = sum(len(str(m["content"]).split()) for m in asked["messages"])
+    completion = len(reply.split())
+    assert message.metadata["usage"] == {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+    }
+    # A server that refuses the option: asked again without it, answered, no usage to report.
+    fake_llm.replies.append((400, {"error": {"message": "stream_options is not supported", "type": "x"}}))
+    fake_llm.replies.append((200, FakeOpenAI.completion(reply)))
+    message = outcome(store, ask(app, store))
+    assert (message.status, message.content) == ("done", "Nothing found here.")
+    assert "stream_options" not in fake_llm.requests[-1][1]
+    assert "usage" not in message.metadata
+
+
 # --- streaming (design §6) -----------------------------------------------------------------------------------
 
 

@@ -72,6 +72,8 @@ def compute_answer(rt: Runtime, message_id: str, claimant: str | None = None) ->
         raise TransientError("the LLM returned an empty answer")
     # the truth: what a client keeps
     payload = build_answer(raw, context=context, workspace=workspace, page_images=pages)
+    if rt.answerer.usage is not None:
+        payload["metadata"]["usage"] = rt.answerer.usage
     rt.answers.put(message_id, payload)
     return payload
 

@@ -22,12 +22,16 @@ from worker.settings import Settings
 
 
 class Answerer(Protocol):
+    usage: dict[str, int] | None  # the tokens the provider reported for the last reply, None where it reported none
+
     def stream(self, question: str, context: list[Segment], history: Sequence[Mapping[str, str]]) -> Iterator[str]:
         """The model's reply, in the pieces it comes in."""
         ...
 
 
 class ExtractiveAnswerer:
+    usage = None  # no model, no tokens
+
     def stream(self, question: str, context: list[Segment], history: Sequence[Mapping[str, str]]) -> Iterator[str]:
         """The same JSON `sections` an LLM writes, one section at a time."""
         yield '{"sections": ['
@@ -51,6 +55,8 @@ class OpenAIAnswerer:
         self._model = settings.segcite_llm_model
         self._max_tokens = settings.segcite_llm_max_tokens
         self._json_mode = True
+        self._ask_usage = True  # `stream_options.include_usage`: dropped for a server that refuses it
+        self.usage: dict[str, int] | None = None
 
     def stream(self, question: str, context: list[Segment], history: Sequence[Mapping[str, str]]) -> Iterator[str]:
         messages = build_messages(question, context, history)
@@ -62,20 +68,36 @@ class OpenAIAnswerer:
             raise TransientError(f"LLM unavailable ({type(exc).__name__}): {exc}") from exc
 
     def _stream_in_json_mode_if_supported(self, messages: list[dict[str, str]]) -> Iterator[str]:
-        try:
-            response = self._request(messages)
-        except self._openai.BadRequestError as exc:
-            if not (self._json_mode and "response_format" in str(exc)):
-                raise
-            self._json_mode = False  # a server without JSON mode: the prompt still asks for JSON
-            response = self._request(messages)
+        self.usage = None
+        response = self._request_what_the_server_supports(messages)
         with response:  # closed on every way out: the server stops computing a reply nobody reads
             for chunk in response:
                 if chunk.choices and chunk.choices[0].delta.content:
                     yield chunk.choices[0].delta.content
+                if chunk.usage is not None:  # the last chunk, where the server was asked for it
+                    self.usage = {
+                        "prompt_tokens": chunk.usage.prompt_tokens,
+                        "completion_tokens": chunk.usage.completion_tokens,
+                        "total_tokens": chunk.usage.total_tokens,
+                    }
+
+    def _request_what_the_server_supports(self, messages: list[dict[str, str]]):
+        """JSON mode and usage reports where the server takes them: each option it refuses is dropped once."""
+        while True:
+            try:
+                return self._request(messages)
+            except self._openai.BadRequestError as exc:
+                if self._json_mode and "response_format" in str(exc):
+                    self._json_mode = False  # a server without JSON mode: the prompt still asks for JSON
+                elif self._ask_usage and "stream_options" in str(exc):
+                    self._ask_usage = False
+                else:
+                    raise
 
     def _request(self, messages: list[dict[str, str]]):
-        extra = {"response_format": {"type": "json_object"}} if self._json_mode else {}
+        extra: dict[str, object] = {"response_format": {"type": "json_object"}} if self._json_mode else {}
+        if self._ask_usage:
+            extra["stream_options"] = {"include_usage": True}
         return self._client.chat.completions.create(
             model=self._model, messages=messages, temperature=0, max_tokens=self._max_tokens, stream=True, **extra
         )
