@@ -40,26 +40,27 @@ def parse_command(file: Path, out_dir: Path, max_pages: int | None, force: bool)
     def progress(done: int, total: int) -> None:
         click.echo(f"{name}: page {done}/{total}", err=True)
 
-    out_dir.mkdir(parents=True, exist_ok=True)
-    # Written beside the folder's shards, moved in only when every page is read: nothing half-written.
-    staging = Path(tempfile.mkdtemp(prefix=".segcite-parse-", dir=out_dir))
     try:
-        written: list[Path] = []
-        pages = 0
+        # The checks (a readable file, the page limit) run at the call, before anything is written.
+        shards = parse.parse_local(data, max_pages=max_pages or parse.DEFAULT_MAX_PAGES, on_page=progress)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        # Written beside the folder's shards, moved in only when every page is read: nothing half-written.
+        staging = Path(tempfile.mkdtemp(prefix=".segcite-parse-", dir=out_dir))
         try:
-            shards = parse.parse_local(data, max_pages=max_pages or parse.DEFAULT_MAX_PAGES, on_page=progress)
+            written: list[Path] = []
+            pages = 0
             for number, shard in enumerate(shards, start=1):
                 path = staging / f"{number:04d}.json"
                 path.write_bytes(orjson.dumps(shard))
                 written.append(path)
                 pages += len(shard["pages"])
-        except parse.ParseError as exc:
-            raise UserError(f"{name}: {exc}") from None
-        for old in stale:
-            old.unlink()
-        final = [path.replace(out_dir / path.name) for path in written]
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+            for old in stale:
+                old.unlink()
+            final = [path.replace(out_dir / path.name) for path in written]
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+    except parse.ParseError as exc:
+        raise UserError(f"{name}: {exc}") from None
     for path in final:
         click.echo(str(path))
     click.echo(f"{name}: {pages} page(s) in {len(final)} shard(s) in {out_dir}", err=True)
