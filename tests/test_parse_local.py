@@ -478,3 +478,32 @@ def test_segcite_parse_refuses_with_one_line_and_writes_nothing(content: bytes, 
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == f"error: {source}: {line}\n"
     assert not out.exists() or list(out.iterdir()) == []
+
+
+# --- pages of other shapes ---------------------------------------------------------------------------------------
+
+
+def test_a_rotated_page_gets_boxes_on_the_page_as_shown(text_pdf: bytes) -> None:
+    document = pdfium.PdfDocument(text_pdf)
+    document[0].set_rotation(90)  # shown a quarter turn clockwise: (x, y) -> (1 - y, x)
+    out = io.BytesIO()
+    document.save(out)
+    (shard,) = parse.parse_local(out.getvalue())
+    page = shard["pages"][0]
+    assert page["dimension"]["width"] > page["dimension"]["height"]  # landscape, as the image is
+    found = tokens([shard])
+    for word, (x0, y0, x1, y1) in HEADING.words():
+        assert_near(find(found, 0, word, (1 - y1, x0)), (1 - y1, x0, 1 - y0, x1), word)
+
+
+def test_a_blank_page_between_text_pages_keeps_the_pages_apart(text_pdf: bytes, needs_tesseract) -> None:
+    document = pdfium.PdfDocument(text_pdf)
+    document.new_page(612, 792, index=1).close()  # nothing on it: no text layer, so OCR reads it, and finds nothing
+    out = io.BytesIO()
+    document.save(out)
+    (shard,) = parse.parse_local(out.getvalue())
+    assert [len(page["tokens"]) for page in shard["pages"]][1] == 0
+    assert shard["pages"][1]["layout"]["textAnchor"] == {}
+    segments = build_segments([shard], "doc")
+    assert {s.page_idx for s in segments} == {0, 2}
+    assert {s.page_idx for s in segments if "Zebras" in s.text} == {2}
