@@ -507,3 +507,20 @@ def test_a_blank_page_between_text_pages_keeps_the_pages_apart(text_pdf: bytes, 
     segments = build_segments([shard], "doc")
     assert {s.page_idx for s in segments} == {0, 2}
     assert {s.page_idx for s in segments if "Zebras" in s.text} == {2}
+
+
+@pytest.mark.parametrize("source", ["text_shards", "scanned_shards"])
+def test_a_claim_about_each_page_is_cited_on_that_page(source: str, request) -> None:
+    """segcite's one resolution path (query.build_answer) over the parsed document: an answer stating what each
+    page says, without ids, is matched to that page's segment, with boxes where the words are."""
+    from query import build_answer
+
+    segments = build_segments(request.getfixturevalue(source), "doc")
+    for placed in (LATIN[1], LATIN[3]):
+        answer = orjson.dumps({"sections": [{"text": placed.text, "source_ids": []}]}).decode()
+        payload = build_answer(answer, context=segments)
+        (citation,) = payload["metadata"]["citations"]
+        assert (citation["document_id"], citation["page_idx"]) == ("doc", placed.page)
+        x0, y0, _, y1 = placed.words()[0][1]
+        boxes = citation["boxes"]
+        assert any(abs(box["x0"] - x0) <= TOLERANCE and box["y0"] <= y1 and box["y1"] >= y0 for box in boxes)
