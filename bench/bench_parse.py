@@ -40,7 +40,7 @@ from PIL import Image
 import parse
 from parse import images, ocr
 from parse.layout import group_paragraphs
-from parse.text_layer import has_text, text_lines
+from parse.text_layer import needs_ocr, text_lines
 
 REPO = Path(__file__).resolve().parent.parent
 VOCABULARY = (
@@ -134,7 +134,7 @@ def bench_text(pdf: bytes) -> None:
     for index in range(sample):
         page = document[index]
         t0 = time.perf_counter()
-        has_text(page)
+        needs_ocr(page)
         group_paragraphs(text_lines(page))
         t1 = time.perf_counter()
         picture = images.render_page(page)

@@ -20,7 +20,7 @@ from parse.errors import ParseError
 from parse.kinds import detect_kind
 from parse.layout import PageLayout, group_paragraphs
 from parse.pdf import open_pdf
-from parse.text_layer import has_text, text_lines
+from parse.text_layer import needs_ocr, text_lines
 
 DEFAULT_PAGES_PER_SHARD = 15  # Document AI's online limit, so both parsers shard alike
 DEFAULT_MAX_PAGES = 2000
@@ -103,7 +103,8 @@ def _shards(
 
 
 def _pdf_pages(data: bytes, languages: str) -> Iterator[tuple[PageLayout, Image.Image]]:
-    """Each page's words and its picture; a page without a text layer is read by OCR from a finer rendering.
+    """Each page's words and its picture; a scan (a page with no text layer, or a stamp's worth of text over a
+    page-sized picture) is read by OCR from a finer rendering.
     PDFium keeps what it rendered (fonts, images) for the life of the document, ~0.1 MB a page (measured by
     bench/bench_parse.py): the document is opened again every few pages so that memory stays flat."""
     total = page_count(data)
@@ -115,7 +116,7 @@ def _pdf_pages(data: bytes, languages: str) -> Iterator[tuple[PageLayout, Image.
 
 def _pdf_page(page: pdfium.PdfPage, index: int, languages: str) -> tuple[PageLayout, Image.Image]:
     try:
-        if has_text(page):
+        if not needs_ocr(page):
             return PageLayout(group_paragraphs(text_lines(page))), images.render_page(page)
         fine = images.render_page(page, ocr.OCR_PIXELS)
         layout = ocr.ocr_page(fine, languages=languages, where=f"page {index + 1}")

@@ -524,3 +524,33 @@ def test_a_claim_about_each_page_is_cited_on_that_page(source: str, request) -> 
         x0, y0, _, y1 = placed.words()[0][1]
         boxes = citation["boxes"]
         assert any(abs(box["x0"] - x0) <= TOLERANCE and box["y0"] <= y1 and box["y1"] >= y0 for box in boxes)
+
+
+def stamp(pdf: bytes, text: str) -> bytes:
+    """The PDF with `text` written on its first page in Helvetica (as a scanner stamps a page), with PDFium."""
+    import ctypes
+
+    import pypdfium2.raw as pdfium_c
+
+    document = pdfium.PdfDocument(pdf)
+    page = document[0]
+    obj = pdfium_c.FPDFPageObj_NewTextObj(document.raw, b"Helvetica", ctypes.c_float(14))
+    encoded = (text + "\0").encode("utf-16-le")
+    pdfium_c.FPDFText_SetText(obj, ctypes.cast(ctypes.c_char_p(encoded), ctypes.POINTER(pdfium_c.FPDF_WCHAR)))
+    pdfium_c.FPDFPageObj_Transform(obj, 1, 0, 0, 1, 36, 20)
+    pdfium_c.FPDFPage_InsertObject(page.raw, obj)
+    assert pdfium_c.FPDFPage_GenerateContent(page.raw)
+    out = io.BytesIO()
+    document.save(out)
+    return out.getvalue()
+
+
+def test_a_scan_with_a_stamp_of_text_is_read_by_ocr(text_pdf: bytes, needs_tesseract) -> None:
+    stamped = stamp(scan(text_pdf), "Scanned 2026-11-27")
+    assert pdfium.PdfDocument(stamped)[0].get_textpage().get_text_range().strip() == "Scanned 2026-11-27"
+    found = tokens(list(parse.parse_local(stamped)))
+    for word, box in LATIN[1].words():
+        assert_near(find(found, 0, word, box), box, word)
+    assert "Scanned" in [w for p, w, _ in found if p == 0]
+    # A page of text with the same stamp is still read from its text layer.
+    assert [w for p, w, _ in tokens(list(parse.parse_local(stamp(text_pdf, "Scanned"))))][:3] == HEADING.text.split()
