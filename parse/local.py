@@ -7,7 +7,6 @@ length of the document.
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -93,7 +92,7 @@ def _shards(
     for done, (layout, picture) in enumerate(pages, start=1):
         image = images.encode(picture)
         picture.close()
-        writer.add_page(done, layout, image, base64.b64encode(image.content).decode("ascii"))
+        writer.add_page(done, layout, image)
         if on_page is not None:
             on_page(done, total)
         if len(writer.pages) == pages_per_shard or done == total:
