@@ -554,3 +554,17 @@ def test_a_scan_with_a_stamp_of_text_is_read_by_ocr(text_pdf: bytes, needs_tesse
     assert "Scanned" in [w for p, w, _ in found if p == 0]
     # A page of text with the same stamp is still read from its text layer.
     assert [w for p, w, _ in tokens(list(parse.parse_local(stamp(text_pdf, "Scanned"))))][:3] == HEADING.text.split()
+
+
+def test_the_image_carries_the_parser_and_tesseract() -> None:
+    """A wheel holds only the packages pyproject names, and the image builds one from what the Dockerfile copies:
+    without either line, `segcite parse` fails on import in the image; without Tesseract, scans fail there."""
+    import tomllib
+
+    repo = Path(__file__).resolve().parent.parent
+    project = tomllib.loads((repo / "pyproject.toml").read_text())
+    assert "parse*" in project["tool"]["setuptools"]["packages"]["find"]["include"]
+    assert any(requirement.startswith("pypdfium2>=") for requirement in project["project"]["dependencies"])
+    dockerfile = (repo / "Dockerfile").read_text()
+    assert "COPY parse parse" in dockerfile.splitlines()
+    assert "apt-get install -y --no-install-recommends tesseract-ocr" in dockerfile
