@@ -316,6 +316,19 @@ def test_without_tesseract_an_ocr_page_fails_with_what_to_install(text_pdf: byte
     )
 
 
+def test_a_missing_language_pack_names_the_package(text_pdf: bytes, needs_tesseract, tmp_path: Path) -> None:
+    source = tmp_path / "scan.pdf"
+    source.write_bytes(scan(text_pdf, 72))
+    out = tmp_path / "out"
+    done = segcite({"PATH": "/usr/bin:/bin"}, "parse", str(source), "--out", str(out), "--ocr-languages", "eng+xqz")
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1] == (
+        f"error: {source}: OCR needs Tesseract's language data for xqz: install it "
+        "(Debian/Ubuntu: apt-get install tesseract-ocr-xqz)"
+    )
+    assert not list(out.glob("*.json"))
+
+
 # --- what is refused -------------------------------------------------------------------------------------------
 
 

@@ -20,8 +20,14 @@ _SHARD_GLOB = "[0-9][0-9][0-9][0-9].json"
     "--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path), help="Folder for the shards."
 )
 @click.option("--max-pages", type=click.IntRange(1), default=None, help="Refuse longer documents (default 2000).")
+@click.option(
+    "--ocr-languages",
+    default="eng",
+    show_default=True,
+    help="Tesseract's languages for scans and images, e.g. eng+deu (each needs its tesseract-ocr-LANG package).",
+)
 @click.option("--force", is_flag=True, help="Replace the shards a previous run left in the folder.")
-def parse_command(file: Path, out_dir: Path, max_pages: int | None, force: bool) -> None:
+def parse_command(file: Path, out_dir: Path, max_pages: int | None, ocr_languages: str, force: bool) -> None:
     """Parse a PDF or an image offline into Document AI JSON shards (DIR/0001.json, …), 15 pages each; progress
     per page on stderr. `segcite segments DIR --document-id X` then shows the segments segcite makes of them."""
     import orjson
@@ -42,7 +48,9 @@ def parse_command(file: Path, out_dir: Path, max_pages: int | None, force: bool)
 
     try:
         # The checks (a readable file, the page limit) run at the call, before anything is written.
-        shards = parse.parse_local(data, max_pages=max_pages or parse.DEFAULT_MAX_PAGES, on_page=progress)
+        shards = parse.parse_local(
+            data, max_pages=max_pages or parse.DEFAULT_MAX_PAGES, on_page=progress, ocr_languages=ocr_languages
+        )
         out_dir.mkdir(parents=True, exist_ok=True)
         # Written beside the folder's shards, moved in only when every page is read: nothing half-written.
         staging = Path(tempfile.mkdtemp(prefix=".segcite-parse-", dir=out_dir))
