@@ -208,7 +208,7 @@ def test_document_ai_shape(text_shards: list[dict]) -> None:
     assert page["dimension"]["unit"] == "pixels"
     assert width * height <= 1_550_000 and abs(width / height - PAGE_W / PAGE_H) < 0.01
     image = page["image"]
-    assert (image["width"], image["height"], image["mimeType"]) == (width, height, "image/jpeg")
+    assert (image["width"], image["height"], image["mimeType"]) == (width, height, "image/png")  # black on white
     assert Image.open(io.BytesIO(base64.b64decode(image["content"]))).size == (width, height)
     # Lines end in "\n" and hold their tokens; paragraphs and blocks hold whole lines; the heading is its own.
     line_texts = []
@@ -225,6 +225,19 @@ def test_document_ai_shape(text_shards: list[dict]) -> None:
     (two,) = shard["pages"][1]["layout"]["textAnchor"]["textSegments"]
     assert int(one["endIndex"]) == int(two["startIndex"])
     assert int(two["endIndex"]) == len(text)
+
+
+def test_page_images_gray_text_as_png_color_and_noise_as_jpeg(text_shards: list[dict]) -> None:
+    from parse.images import encode
+
+    page = Image.open(io.BytesIO(base64.b64decode(text_shards[0]["pages"][0]["image"]["content"])))
+    assert page.mode == "L"
+    tinted = page.convert("RGB")
+    tinted.putpixel((500, 500), (255, 0, 0))  # one red pixel makes it a color page
+    noise = Image.effect_noise(page.size, 64)  # a gray photo: a JPEG is smaller
+    kinds = [encode(image).mime_type for image in (page, tinted, noise)]
+    assert kinds == ["image/png", "image/jpeg", "image/jpeg"]
+    assert Image.open(io.BytesIO(encode(tinted).content)).mode == "RGB"
 
 
 def test_ingest_gives_page_correct_segments_with_boxes_and_lines(text_shards: list[dict]) -> None:
