@@ -594,3 +594,16 @@ def test_the_image_carries_the_parser_and_tesseract() -> None:
     dockerfile = (repo / "Dockerfile").read_text()
     assert "COPY parse parse" in dockerfile.splitlines()
     assert "apt-get install -y --no-install-recommends tesseract-ocr" in dockerfile
+
+
+def test_japanese_text_when_a_font_has_it(tmp_path: Path) -> None:
+    listed = subprocess.run(["fc-list", ":lang=ja", "family"], capture_output=True, text=True, check=False)
+    if not listed.stdout.strip():
+        pytest.skip("no font with Japanese glyphs here (Debian: fonts-noto-cjk)")
+    family = listed.stdout.splitlines()[0].split(",")[0]
+    sentence = "東京の桜は三月に咲きます"
+    html = f'<!doctype html><meta charset="utf-8"><p style="font: 24px \'{family}\'">{sentence}</p>'
+    (shard,) = parse.parse_local(print_pdf(html, tmp_path))
+    assert sentence in "".join(shard["text"].split())  # (whether PDFium puts spaces between ideographs or not)
+    (segment,) = build_segments([shard], "ja")
+    assert sentence in "".join(segment.text.split()) and segment.page_idx == 0
