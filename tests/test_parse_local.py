@@ -55,6 +55,12 @@ LATIN = [
     Placed(1, 96, 900, 20, "Saffron costs more than silver."),
 ]
 GREEK_CYRILLIC = Placed(0, 96, 700, 20, "Ελληνικά γράμματα και Кириллица текст")
+# Flowing text on page 2: two paragraphs, the first wrapping over lines and holding a superscript.
+FLOWING = [
+    "Water boils at 100 degrees<sup>1</sup> at sea level, so the kettle whistles long before the pasta is ready "
+    "and the cook has time to grate the cheese and set the table.",
+    "A second paragraph starts here.",
+]
 TABLE_LEFT, TABLE_TOP, COLUMN_W, ROW_H = 96, 400, 160, 40
 TABLE = [["Item", "Qty", "Price"], ["Pears", "12", "3.50"], ["Plums", "7", "2.25"]]
 
@@ -71,6 +77,9 @@ def _html() -> str:
     pages = []
     for number in (0, 1):
         body = "".join(line(p) for p in [*LATIN, GREEK_CYRILLIC] if p.page == number)
+        if number == 1:
+            body += '<div style="position:absolute;left:96px;top:640px;width:420px;font-size:16px">'
+            body += "".join(f"<p>{text}</p>" for text in FLOWING) + "</div>"
         if number == 0:
             body += f'<table style="left:{TABLE_LEFT}px;top:{TABLE_TOP}px">{rows}</table>'
         pages.append(f'<div class="page">{body}</div>')
@@ -198,6 +207,21 @@ def test_table_cells_read_row_by_row_inside_their_cells(text_shards: list[dict])
             left, top = (TABLE_LEFT + c * COLUMN_W) / PAGE_W, (TABLE_TOP + r * ROW_H) / PAGE_H
             assert left - TOLERANCE <= x0 < x1 <= left + COLUMN_W / PAGE_W + TOLERANCE, cell
             assert top - TOLERANCE <= y0 < y1 <= top + ROW_H / PAGE_H + TOLERANCE, cell
+
+
+def test_paragraphs_of_flowing_text(text_shards: list[dict]) -> None:
+    (shard,) = text_shards
+    page = shard["pages"][1]
+
+    def anchored(element: dict) -> str:
+        (segment,) = element["layout"]["textAnchor"]["textSegments"]
+        return shard["text"][int(segment.get("startIndex", 0)) : int(segment["endIndex"])]
+
+    paragraphs = [" ".join(anchored(p).split()) for p in page["paragraphs"]]
+    first = FLOWING[0].replace("<sup>1</sup>", "1")
+    assert paragraphs[-2:] == [first, FLOWING[1]]
+    lines = [anchored(line) for line in page["lines"]]
+    assert len([line for line in lines if line.strip() and line.strip() in first]) >= 3  # it wraps
 
 
 def test_document_ai_shape(text_shards: list[dict]) -> None:
