@@ -126,6 +126,6 @@ def _pdf_page(page: pdfium.PdfPage, index: int, languages: str) -> tuple[PageLay
 
 def _image_pages(data: bytes, languages: str) -> Iterator[tuple[PageLayout, Image.Image]]:
     with images.open_image(data) as image:
-        for index, frame in enumerate(images.frames(image)):
+        for index, frame in enumerate(images.frames(image, ocr.OCR_PIXELS)):
             layout = ocr.ocr_page(images.fit(frame, ocr.OCR_PIXELS), languages=languages, where=f"page {index + 1}")
             yield layout, images.fit(frame, images.PAGE_IMAGE_PIXELS)

@@ -334,6 +334,16 @@ def test_ocr_of_images_multi_page_tiff_and_transparent_png(text_pdf: bytes, need
     found = tokens(shards)
     assert_near(find(found, 1, "Zebras"), LATIN[3].words()[0][1], "Zebras")
     assert not [w for p, w, _ in found if p == 1 and w == "Apples"]
+    # A photo-sized JPEG (15 megapixels) is decoded at half its size, and its boxes are still where the words are.
+    photo = io.BytesIO()
+    pdfium.PdfDocument(text_pdf)[1].render(scale=400 / 72).to_pil().save(photo, format="JPEG", quality=90)
+    assert Image.open(photo).width * Image.open(photo).height > 4 * 3_500_000  # drafted to a half
+    from parse.images import frames
+
+    width, height = Image.open(photo).size
+    assert next(frames(Image.open(photo), 3_500_000)).size == (-(-width // 2), -(-height // 2))
+    found = tokens(list(parse.parse_local(photo.getvalue())))
+    assert_near(find(found, 0, "Zebras"), LATIN[3].words()[0][1], "Zebras in a JPEG")
     # Black text on a transparent background: read as a viewer shows it, on white.
     page = pictures[1].convert("L")
     transparent = Image.new("LA", page.size)
