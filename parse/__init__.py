@@ -24,6 +24,8 @@ Celery, no settings: the caller passes limits in and writes the shards out.
 - `tesseract_available()`: whether OCR can run here (`tesseract` on PATH).
 
 `segcite ingest` / `ingest.build_segments` read the shards as they read Document AI's.
+PDFium is not thread-safe: parse in one thread per process at a time (Celery's prefork pool does); OCR runs
+Tesseract as a child process on one core (OMP_THREAD_LIMIT=1).
 """
 
 from parse.errors import ParseError
