@@ -178,6 +178,8 @@ def test_detect_kind_by_the_first_bytes(text_pdf: bytes) -> None:
     assert kinds == {kind: kind for kind in kinds}
     assert parse.detect_kind(text_pdf) == "pdf"
     assert parse.detect_kind(b'{"text": "BM", "pages": []}') is None
+    assert parse.detect_kind(b'{"text": "%PDF-1.7 is the header of a PDF"}') is None
+    assert parse.detect_kind(b"\xef\xbb\xbf\n%PDF-1.4\n") == "pdf"  # junk before the header, as readers allow
     assert parse.detect_kind(b"BM not a bitmap") is None
 
 
