@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 import math
+import struct
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -71,25 +73,38 @@ def _save(image: Image.Image, kind: str, **options: int) -> bytes:
     return buffer.getvalue()
 
 
+# Pillow reports a damaged file with whatever its decoder met: OSError, ValueError, TypeError ("Missing
+# dimensions" from a cut TIFF), KeyError, EOFError, SyntaxError… and warns on bad metadata.
+_DAMAGED = (OSError, ValueError, TypeError, KeyError, IndexError, EOFError, SyntaxError, struct.error)
+CORRUPT_IMAGE = "the image is corrupt or cannot be read (export it again as PNG or JPEG)"
+
+
 @contextmanager
 def open_image(data: bytes) -> Iterator[Image.Image]:
     """The image, its header read (nothing decoded yet); ParseError when Pillow cannot read it or any frame is
     over 40 megapixels."""
-    try:
-        image = Image.open(io.BytesIO(data))
-    except Image.DecompressionBombError:
-        raise ParseError(_too_large_message(None)) from None
-    except (UnidentifiedImageError, OSError, ValueError):
-        raise ParseError("the image is corrupt or cannot be read (export it again as PNG or JPEG)") from None
-    try:
-        for index in range(frame_count(image)):
-            image.seek(index)
-            if image.width * image.height > MAX_IMAGE_PIXELS:
-                raise ParseError(_too_large_message(image))
-        image.seek(0)
-        yield image
-    finally:
-        image.close()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a corrupt EXIF block, a large image: said by our errors, or harmless
+        try:
+            image = Image.open(io.BytesIO(data))
+        except Image.DecompressionBombError:
+            raise ParseError(_too_large_message(None)) from None
+        except (UnidentifiedImageError, *_DAMAGED):
+            raise ParseError(CORRUPT_IMAGE) from None
+        try:
+            try:
+                for index in range(frame_count(image)):
+                    image.seek(index)
+                    if image.width * image.height > MAX_IMAGE_PIXELS:
+                        raise ParseError(_too_large_message(image))
+                image.seek(0)
+            except ParseError:
+                raise
+            except _DAMAGED:  # (ParseError is a ValueError: let it through first)
+                raise ParseError(CORRUPT_IMAGE) from None
+            yield image
+        finally:
+            image.close()
 
 
 def _too_large_message(image: Image.Image | None) -> str:
@@ -118,9 +133,13 @@ def frames(image: Image.Image, pixels: int) -> Iterator[Image.Image]:
         if index >= count:
             return
         try:
-            yield _flatten(ImageOps.exif_transpose(frame) if index == 0 else frame)
-        except (OSError, ValueError):
-            raise ParseError(f"page {index + 1} of the image is corrupt or cannot be read") from None
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                page = _flatten(ImageOps.exif_transpose(frame) if index == 0 else frame)
+        except _DAMAGED:
+            where = f"page {index + 1} of the image" if count > 1 else "the image"
+            raise ParseError(f"{where} is corrupt or cannot be read (export it again as PNG or JPEG)") from None
+        yield page
 
 
 def _flatten(frame: Image.Image) -> Image.Image:

@@ -451,6 +451,14 @@ def _empty_pdf() -> bytes:
     return out.getvalue()
 
 
+def _cut_tiff() -> bytes:
+    """A three-page TIFF cut short: its first directory promises pages it no longer holds."""
+    out = io.BytesIO()
+    pages = [Image.new("L", (400, 300), 255) for _ in range(3)]
+    pages[0].save(out, format="TIFF", save_all=True, append_images=pages[1:])
+    return out.getvalue()[: len(out.getvalue()) // 2]
+
+
 def _huge_png() -> bytes:
     out = io.BytesIO()
     Image.new("L", (6500, 6400), 255).save(out, format="PNG")  # 41.6 megapixels
@@ -470,9 +478,10 @@ def _huge_png() -> bytes:
             lambda: b"\x89PNG\r\n\x1a\n" + b"\0" * 64,
             "the image is corrupt or cannot be read (export it again as PNG or JPEG)",
         ),
+        (_cut_tiff, "the image is corrupt or cannot be read (export it again as PNG or JPEG)"),
         (lambda: b'{"text": "already Document AI JSON"}', "not a PDF or an image (PNG, JPEG, TIFF, GIF, BMP or WEBP)"),
     ],
-    ids=["corrupt-pdf", "zero-pages", "41-megapixels", "corrupt-png", "json"],
+    ids=["corrupt-pdf", "zero-pages", "41-megapixels", "corrupt-png", "cut-tiff", "json"],
 )
 def test_what_cannot_be_parsed_is_refused_with_one_line(make, message: str) -> None:
     data = make()
@@ -480,6 +489,16 @@ def test_what_cannot_be_parsed_is_refused_with_one_line(make, message: str) -> N
         with pytest.raises(parse.ParseError) as raised:
             call(data)
         assert str(raised.value) == message
+
+
+def test_a_cut_image_is_refused_while_parsing_never_read_in_part() -> None:
+    out = io.BytesIO()
+    Image.effect_noise((300, 200), 50).save(out, format="JPEG")
+    cut = out.getvalue()[: len(out.getvalue()) * 9 // 10]
+    assert parse.page_count(cut) == 1  # the header is whole
+    with pytest.raises(parse.ParseError) as raised:
+        list(parse.parse_local(cut))
+    assert str(raised.value) == "the image is corrupt or cannot be read (export it again as PNG or JPEG)"
 
 
 def test_the_page_limit_is_checked_before_any_page_is_read(text_pdf: bytes) -> None:
