@@ -62,6 +62,9 @@ def ocr_page(
         )
     except subprocess.TimeoutExpired:
         raise ParseError(f"OCR of {where} took over {_TIMEOUT_S} s: the image may not be a document") from None
+    except OSError as exc:  # found on PATH but cannot run (permissions, a broken install)
+        reason = f"OCR of {where} failed: Tesseract cannot be started ({exc.strerror})"
+        raise ParseError(f"{reason}: {INSTALL_HINT}") from None
     stderr = done.stderr.decode(errors="replace")
     # With one of several languages missing, Tesseract says so and goes on with the others: refuse, as asked.
     if done.returncode != 0 or _MISSING_LANGUAGE.search(stderr):
