@@ -3,6 +3,7 @@
 FROM python:3.11-slim AS build
 WORKDIR /src
 COPY pyproject.toml README.md ./
+COPY evaluation evaluation
 COPY ingest ingest
 COPY parse parse
 COPY query query

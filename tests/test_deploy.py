@@ -135,6 +135,9 @@ def test_without_the_extra_config_and_down_say_what_is_missing(monkeypatch, tmp_
     assert (down.exit_code, down.stdout.splitlines()) == (0, ["redis was not running", "postgres was not running"])
 
 
+PACKAGES = ("evaluation", "ingest", "parse", "query", "worker")  # the top-level packages: pyproject's include
+
+
 def test_the_wheel_the_image_installs_holds_every_module(tmp_path) -> None:
     """The Dockerfile builds a wheel; a wheel holds only the packages pyproject names, so a subpackage left out
     (worker.stores, worker.cli) is missing from the image, and `segcite` fails there on import."""
@@ -142,7 +145,9 @@ def test_the_wheel_the_image_installs_holds_every_module(tmp_path) -> None:
     source.mkdir()
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(REPO / name, source / name)
-    for name in ("ingest", "query", "worker", "migrations"):
+    copied = set(re.findall(r"^COPY (\w+) \1$", (REPO / "Dockerfile").read_text(), flags=re.M))
+    assert copied == {*PACKAGES, "migrations"}  # the image gets every package
+    for name in (*PACKAGES, "migrations"):
         shutil.copytree(REPO / name, source / name, ignore=shutil.ignore_patterns("__pycache__"))
     build = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--wheel-dir", str(tmp_path), str(source)],
@@ -156,7 +161,7 @@ def test_the_wheel_the_image_installs_holds_every_module(tmp_path) -> None:
         names = set(archive.namelist())
     sources = {
         path.relative_to(REPO).as_posix()
-        for package in ("ingest", "query", "worker")
+        for package in PACKAGES
         for path in (REPO / package).rglob("*")
         if path.suffix == ".py" or (path.suffix == ".json" and path.parent.name == "demo")
     }
