@@ -1,0 +1,133 @@
+"""The adapter to Document AI's online processing (google-cloud-documentai's DocumentProcessorServiceClient).
+
+One call per shard: the shard's pages as their own PDF (or the image), `process_document`, the Document back as
+JSON. The client's own retries are off: Celery's retry policy is the one retry policy (design §7), so this maps
+the library's errors to ours at the boundary: quota, unavailable and deadline errors (HTTP 429, 503, 504, and 500)
+are TransientError; a refused file, a denied permission or an unknown processor is a PermanentError whose
+message says what to fix."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+from urllib.parse import urlsplit
+
+import orjson
+
+from worker.errors import PermanentError, TransientError
+from worker.settings import Settings
+
+MIME_TYPES = {
+    "pdf": "application/pdf",
+    "png": "image/png",
+    "jpeg": "image/jpeg",
+    "tiff": "image/tiff",
+    "gif": "image/gif",
+    "bmp": "image/bmp",
+    "webp": "image/webp",
+}
+
+
+def processor_name(settings: Settings) -> str:
+    name = (
+        f"projects/{settings.documentai_project_id}/locations/{settings.documentai_location}"
+        f"/processors/{settings.documentai_processor_id}"
+    )
+    if settings.documentai_processor_version:
+        name += f"/processorVersions/{settings.documentai_processor_version}"
+    return name
+
+
+def missing_settings(settings: Settings) -> list[str]:
+    needed = {"DOCUMENTAI_PROJECT_ID": settings.documentai_project_id}
+    needed["DOCUMENTAI_PROCESSOR_ID"] = settings.documentai_processor_id
+    return [name for name, value in needed.items() if not value]
+
+
+@functools.cache
+def _client(endpoint: str, transport: str, anonymous: bool) -> Any:
+    from google.api_core.client_options import ClientOptions
+    from google.cloud import documentai
+
+    # A plain-http endpoint is a local emulator (the tests' fake): no Google credentials to present. Anything else
+    # uses Google's standard credentials (GOOGLE_APPLICATION_CREDENTIALS, or the metadata server).
+    credentials = None
+    if anonymous:
+        from google.auth.credentials import AnonymousCredentials
+
+        credentials = AnonymousCredentials()
+    return documentai.DocumentProcessorServiceClient(
+        transport=transport, client_options=ClientOptions(api_endpoint=endpoint), credentials=credentials
+    )
+
+
+def client(settings: Settings) -> Any:
+    endpoint = settings.documentai_endpoint or f"https://{settings.documentai_location}-documentai.googleapis.com"
+    plain_http = urlsplit(endpoint).scheme == "http"
+    if settings.documentai_transport == "grpc":
+        parts = urlsplit(endpoint)
+        endpoint = parts.netloc or endpoint
+    try:
+        return _client(endpoint, settings.documentai_transport, plain_http)
+    except Exception as exc:  # google.auth's DefaultCredentialsError, most often
+        raise PermanentError(
+            f"cannot reach Document AI: {_first_line(exc)} (set GOOGLE_APPLICATION_CREDENTIALS to a service "
+            "account key file, or run where Google's default credentials exist)"
+        ) from exc
+
+
+def process(settings: Settings, content: bytes, kind: str, *, what: str) -> dict[str, Any]:
+    """Document AI's Document for `content` (a PDF of at most the online page limit, or an image), as a JSON dict.
+    `what` names the user's file and pages in messages (`report.pdf, pages 16-30`)."""
+    from google.api_core import exceptions as google
+    from google.cloud import documentai
+
+    request = documentai.ProcessRequest(
+        name=processor_name(settings),
+        raw_document=documentai.RawDocument(content=content, mime_type=MIME_TYPES[kind]),
+        imageless_mode=settings.documentai_imageless,
+        skip_human_review=True,
+    )
+    try:
+        response = client(settings).process_document(request=request, retry=None, timeout=settings.documentai_timeout)
+    except (google.TooManyRequests, google.ServiceUnavailable, google.GatewayTimeout, google.DeadlineExceeded,
+            google.InternalServerError) as exc:  # fmt: skip
+        raise TransientError(f"Document AI is busy or unavailable ({_code(exc)}) for {what}") from exc
+    except google.PermissionDenied as exc:
+        raise PermanentError(
+            f"Document AI denied access to processor {processor_name(settings)} ({_code(exc)}): the service "
+            f"account needs the role roles/documentai.apiUser on project {settings.documentai_project_id}"
+        ) from exc
+    except google.NotFound as exc:
+        raise PermanentError(
+            f"Document AI has no processor {processor_name(settings)} ({_code(exc)}): check DOCUMENTAI_PROJECT_ID, "
+            "DOCUMENTAI_LOCATION and DOCUMENTAI_PROCESSOR_ID"
+        ) from exc
+    except google.InvalidArgument as exc:
+        raise PermanentError(f"Document AI refused {what} ({_code(exc)}): {_first_line(exc.message)}") from exc
+    except google.GoogleAPICallError as exc:
+        raise PermanentError(f"Document AI failed on {what} ({_code(exc)})") from exc
+    except (ConnectionError, TimeoutError) as exc:
+        raise TransientError(f"Document AI did not answer for {what}: {_first_line(exc)}") from exc
+    except Exception as exc:
+        import requests
+
+        if isinstance(exc, requests.RequestException):
+            raise TransientError(f"Document AI did not answer for {what}: {_first_line(exc)}") from exc
+        raise
+    json = documentai.Document.to_json(
+        response.document, indent=None, use_integers_for_enums=False, always_print_fields_with_no_presence=False
+    )
+    return orjson.loads(json)
+
+
+def _code(exc: Any) -> str:
+    status = getattr(exc, "grpc_status_code", None)
+    name = status.name if status is not None else ""
+    code = getattr(exc, "code", None)
+    return " ".join(part for part in (str(code) if isinstance(code, int) else "", name) if part) or type(exc).__name__
+
+
+def _first_line(exc: Any) -> str:
+    lines = [line for line in str(exc).splitlines() if line.strip()]
+    return lines[0] if lines else type(exc).__name__
