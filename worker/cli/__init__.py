@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from worker.cli import ask, demo, documents, offline, services, status, view
+from worker.cli import ask, demo, documents, offline, parse, services, status, view
 from worker.cli.errors import SegciteGroup
 
 __all__ = ["main"]
@@ -21,6 +21,7 @@ for command in (
     offline.cite,
     offline.highlight,
     offline.config,
+    parse.parse_command,
     services.db,
     services.worker,
     services.flower,

@@ -1,0 +1,48 @@
+"""Pure: a PDF or an image (bytes) -> Document AI JSON, offline: the `local` parser (design §3a). No storage, no
+Celery, no settings: the caller passes limits in and writes the shards out.
+
+- `detect_kind(data) -> str | None`: "pdf", "png", "jpeg", "tiff", "gif", "bmp" or "webp" by the first bytes;
+  None for anything else (Document AI JSON, text).
+- `page_count(data) -> int`: pages of a PDF, frames of a TIFF (1 for other images), without rendering anything:
+  the limit check before any call. Raises `ParseError` as below.
+- `pdf_pages(data, start, stop) -> bytes`: pages [start, stop) (0-based) as a new PDF (Document AI's online
+  requests take 15 pages at most).
+- `parse_local(data, *, pages_per_shard=15, max_pages=2000, on_page=None, ocr_languages="eng")`: checks the
+  file and its page count first (raising at the call), then returns an iterator of Document AI JSON shards
+  (dicts, camelCase as the API's JSON: `text`, `pages[]` with `pageNumber`, `dimension` in pixels of the page
+  image, `layout`, `blocks`, `paragraphs`, `lines`, `tokens` with text anchors and normalized bounding polys,
+  `image` {content (base64), mimeType, width, height} of at most ~1.5 megapixels, and `shardInfo`
+  {shardIndex, shardCount, textOffset} as strings). Pages are read one at a time; `on_page(done, total)` is
+  called after each. PDF pages with a text layer are read by pypdfium2, other pages and images by Tesseract.
+- `ParseError`: one line a user can act on: not a PDF or an image, an encrypted, corrupt or empty PDF, an image
+  over 40 megapixels, more pages than `max_pages`, a page OCR cannot read, Tesseract missing.
+
+`segcite ingest` / `ingest.build_segments` read the shards as they read Document AI's.
+"""
+
+from parse.errors import ParseError
+from parse.kinds import IMAGE_KINDS, detect_kind
+from parse.local import (
+    DEFAULT_MAX_PAGES,
+    DEFAULT_PAGES_PER_SHARD,
+    NOT_SUPPORTED,
+    check_page_limit,
+    page_count,
+    parse_local,
+)
+from parse.ocr import tesseract_available
+from parse.pdf import pdf_pages
+
+__all__ = [
+    "DEFAULT_MAX_PAGES",
+    "DEFAULT_PAGES_PER_SHARD",
+    "IMAGE_KINDS",
+    "NOT_SUPPORTED",
+    "ParseError",
+    "check_page_limit",
+    "detect_kind",
+    "page_count",
+    "parse_local",
+    "pdf_pages",
+    "tesseract_available",
+]

@@ -1,0 +1,116 @@
+"""Page layouts -> Document AI JSON (proto3 JSON as the API returns it: camelCase, int64 as strings, zero
+offsets left out), one shard at a time.
+
+Text is written as Document AI's OCR writes it: words of a line joined by a space, each line ending in "\n".
+A token's anchor holds its word and the break after it, a line's its words and its "\n"; paragraphs, blocks
+and the page hold their lines. Anchors are local to the shard's `text`; `shardInfo.textOffset` places it in
+the document's."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from parse.layout import Box, PageLayout
+
+
+@dataclass(slots=True)
+class PageImage:
+    """The page as a picture: encoded bytes, their MIME type and size in pixels."""
+
+    content: bytes
+    mime_type: str
+    width: int
+    height: int
+
+
+def _anchor(start: int, end: int) -> dict[str, Any]:
+    if end <= start:
+        return {}
+    segment: dict[str, str] = {"endIndex": str(end)}
+    if start:
+        segment = {"startIndex": str(start), "endIndex": str(end)}
+    return {"textSegments": [segment]}
+
+
+def _poly(box: Box) -> dict[str, Any]:
+    x0, y0, x1, y1 = (round(v, 5) for v in box)
+    return {"normalizedVertices": [{"x": x0, "y": y0}, {"x": x1, "y": y0}, {"x": x1, "y": y1}, {"x": x0, "y": y1}]}
+
+
+def _layout(start: int, end: int, box: Box, confidence: float) -> dict[str, Any]:
+    return {
+        "textAnchor": _anchor(start, end),
+        "confidence": round(confidence, 4),
+        "boundingPoly": _poly(box),
+        "orientation": "PAGE_UP",
+    }
+
+
+class ShardWriter:
+    """Collects pages into one shard's `text` and `pages`."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.length = 0
+        self.pages: list[dict[str, Any]] = []
+
+    def add_page(self, page_number: int, layout: PageLayout, image: PageImage, image_b64: str) -> None:
+        page_start = self.length
+        tokens: list[dict[str, Any]] = []
+        lines: list[dict[str, Any]] = []
+        paragraphs: list[dict[str, Any]] = []
+        blocks: list[dict[str, Any]] = []
+        for block in layout.blocks:
+            block_start = self.length
+            block_conf: list[float] = []
+            for paragraph in block.paragraphs:
+                paragraph_start = self.length
+                for line in paragraph.lines:
+                    line_start = self.length
+                    last = len(line.words) - 1
+                    for i, word in enumerate(line.words):
+                        start = self.length
+                        self._write(word.text + ("\n" if i == last else " "))
+                        token = {"layout": _layout(start, self.length, word.box, word.confidence)}
+                        if i != last:
+                            token["detectedBreak"] = {"type": "SPACE"}
+                        tokens.append(token)
+                        block_conf.append(word.confidence)
+                    conf = sum(w.confidence for w in line.words) / len(line.words)
+                    lines.append({"layout": _layout(line_start, self.length, line.box, conf)})
+                conf = sum(w.confidence for ln in paragraph.lines for w in ln.words) / max(
+                    1, sum(len(ln.words) for ln in paragraph.lines)
+                )
+                paragraphs.append({"layout": _layout(paragraph_start, self.length, paragraph.box, conf)})
+            conf = sum(block_conf) / max(1, len(block_conf))
+            blocks.append({"layout": _layout(block_start, self.length, block.box, conf)})
+        self.pages.append(
+            {
+                "pageNumber": page_number,
+                "dimension": {"width": image.width, "height": image.height, "unit": "pixels"},
+                "layout": _layout(page_start, self.length, (0.0, 0.0, 1.0, 1.0), 1.0),
+                "blocks": blocks,
+                "paragraphs": paragraphs,
+                "lines": lines,
+                "tokens": tokens,
+                "image": {
+                    "content": image_b64,
+                    "mimeType": image.mime_type,
+                    "width": image.width,
+                    "height": image.height,
+                },
+            }
+        )
+
+    def _write(self, text: str) -> None:
+        self.parts.append(text)
+        self.length += len(text)
+
+    def shard(self, mime_type: str, index: int, count: int, text_offset: int) -> dict[str, Any]:
+        return {
+            "mimeType": mime_type,
+            "text": "".join(self.parts),
+            "pages": self.pages,
+            "shardInfo": {"shardIndex": str(index), "shardCount": str(count), "textOffset": str(text_offset)},
+        }

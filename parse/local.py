@@ -1,0 +1,125 @@
+"""The `local` parser: a PDF or an image -> Document AI JSON shards, offline.
+
+A PDF page with a text layer is read by pypdfium2; a page without one, and every image, by OCR. Pages are read
+one at a time and a shard is handed out as soon as its pages are done, so memory holds one shard, whatever the
+length of the document.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from PIL import Image
+
+from parse import images, ocr
+from parse.docai import ShardWriter
+from parse.errors import ParseError
+from parse.kinds import detect_kind
+from parse.layout import PageLayout, group_paragraphs
+from parse.pdf import open_pdf
+from parse.text_layer import has_text, text_lines
+
+DEFAULT_PAGES_PER_SHARD = 15  # Document AI's online limit, so both parsers shard alike
+DEFAULT_MAX_PAGES = 2000
+
+_MIME_TYPES = {
+    "pdf": "application/pdf",
+    "png": "image/png",
+    "jpeg": "image/jpeg",
+    "tiff": "image/tiff",
+    "gif": "image/gif",
+    "bmp": "image/bmp",
+    "webp": "image/webp",
+}
+NOT_SUPPORTED = "not a PDF or an image (PNG, JPEG, TIFF, GIF, BMP or WEBP)"
+
+Progress = Callable[[int, int], None]
+
+
+def page_count(data: bytes) -> int:
+    """Pages of a PDF or frames of an image, read cheaply (nothing rendered). Raises ParseError for what cannot be
+    parsed at all: not a PDF or an image, an encrypted, corrupt or empty PDF, an image over 40 megapixels."""
+    kind = detect_kind(data)
+    if kind == "pdf":
+        with open_pdf(data) as pdf:
+            return len(pdf)
+    if kind is None:
+        raise ParseError(NOT_SUPPORTED)
+    with images.open_image(data) as image:
+        return images.frame_count(image)
+
+
+def check_page_limit(count: int, max_pages: int) -> None:
+    if count > max_pages:
+        raise ParseError(f"the document has {count} pages, over the limit of {max_pages}: split it")
+
+
+def parse_local(
+    data: bytes,
+    *,
+    pages_per_shard: int = DEFAULT_PAGES_PER_SHARD,
+    max_pages: int = DEFAULT_MAX_PAGES,
+    on_page: Progress | None = None,
+    ocr_languages: str = "eng",
+) -> Iterator[dict[str, Any]]:
+    """Document AI JSON shards of a PDF or an image, `pages_per_shard` pages each, in order.
+
+    The checks run here, before any page is read (ParseError: not a PDF or an image, encrypted, corrupt or empty
+    PDF, image over 40 megapixels, more than `max_pages` pages); a page that cannot be read raises ParseError
+    while iterating. `on_page(done, total)` is called after each page. `ocr_languages`: Tesseract's `-l`."""
+    if pages_per_shard < 1:
+        raise ValueError("pages_per_shard must be at least 1")
+    count = page_count(data)
+    check_page_limit(count, max_pages)
+    kind = detect_kind(data)
+    pages = _pdf_pages(data, ocr_languages) if kind == "pdf" else _image_pages(data, ocr_languages)
+    return _shards(pages, count, pages_per_shard, _MIME_TYPES[kind or "pdf"], on_page)
+
+
+def _shards(
+    pages: Iterator[tuple[PageLayout, Image.Image]],
+    total: int,
+    pages_per_shard: int,
+    mime_type: str,
+    on_page: Progress | None,
+) -> Iterator[dict[str, Any]]:
+    shard_count = -(-total // pages_per_shard)
+    writer = ShardWriter()
+    text_offset = 0
+    for done, (layout, picture) in enumerate(pages, start=1):
+        image = images.encode(picture)
+        picture.close()
+        writer.add_page(done, layout, image, base64.b64encode(image.content).decode("ascii"))
+        if on_page is not None:
+            on_page(done, total)
+        if len(writer.pages) == pages_per_shard or done == total:
+            yield writer.shard(mime_type, (done - 1) // pages_per_shard, shard_count, text_offset)
+            text_offset += writer.length
+            writer = ShardWriter()
+
+
+def _pdf_pages(data: bytes, languages: str) -> Iterator[tuple[PageLayout, Image.Image]]:
+    """Each page's words and its picture; a page without a text layer is read by OCR from a finer rendering."""
+    with open_pdf(data) as pdf:
+        for index in range(len(pdf)):
+            page = pdf[index]
+            try:
+                if has_text(page):
+                    layout = PageLayout(group_paragraphs(text_lines(page)))
+                    picture = images.render_page(page)
+                else:
+                    fine = images.render_page(page, ocr.OCR_PIXELS)
+                    layout = ocr.ocr_page(fine, languages=languages, where=f"page {index + 1}")
+                    picture = images.fit(fine, images.PAGE_IMAGE_PIXELS)
+            finally:
+                page.close()
+            yield layout, picture
+
+
+def _image_pages(data: bytes, languages: str) -> Iterator[tuple[PageLayout, Image.Image]]:
+    with images.open_image(data) as image:
+        for index, frame in enumerate(images.frames(image)):
+            layout = ocr.ocr_page(images.fit(frame, ocr.OCR_PIXELS), languages=languages, where=f"page {index + 1}")
+            yield layout, images.fit(frame, images.PAGE_IMAGE_PIXELS)

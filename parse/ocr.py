@@ -1,0 +1,85 @@
+"""OCR with Tesseract (Debian's `tesseract-ocr`), run as a program: its TSV output gives each word with its box
+and confidence, numbered by block, paragraph and line, which map one to one onto Document AI's blocks,
+paragraphs, lines and tokens.
+
+Why Tesseract (bench/bench_parse.py measures it against RapidOCR): it ships as a distribution package with its
+models, runs on one core, and gives the word boxes and the block/paragraph/line structure that Document AI's
+layout needs; RapidOCR gives line boxes only.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import subprocess
+
+from PIL import Image
+
+from parse.errors import ParseError
+from parse.layout import Block, Line, PageLayout, Paragraph, Word
+
+INSTALL_HINT = "install Tesseract (Debian/Ubuntu: apt-get install tesseract-ocr)"
+# Tesseract reads text best at ~300 dpi; a page is given to it at about this many pixels (a letter page at
+# ~190 dpi), bounded so that a page takes at most a few seconds on one core.
+OCR_PIXELS = 3_500_000
+_TIMEOUT_S = 120
+
+
+def tesseract_available() -> bool:
+    return shutil.which("tesseract") is not None
+
+
+def ocr_page(image: Image.Image, *, languages: str = "eng", where: str = "a page") -> PageLayout:
+    """The words Tesseract reads on `image`, grouped as it groups them; boxes normalized to the image.
+    `where` names the page in errors ("page 3")."""
+    executable = shutil.which("tesseract")
+    if executable is None:
+        raise ParseError(f"{where} has no text layer and OCR needs Tesseract, which is not installed: {INSTALL_HINT}")
+    gray = image.convert("L")
+    buffer = io.BytesIO()
+    gray.save(buffer, format="PPM")  # PGM: no compression to spend time on
+    # One thread: a worker runs one page per core; Tesseract's own threads only contend with the others.
+    env = {**os.environ, "OMP_THREAD_LIMIT": "1"}
+    try:
+        done = subprocess.run(
+            [executable, "stdin", "stdout", "-l", languages, "--psm", "3", "tsv"],
+            input=buffer.getvalue(),
+            capture_output=True,
+            env=env,
+            timeout=_TIMEOUT_S,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise ParseError(f"OCR of {where} took over {_TIMEOUT_S} s: the image may not be a document") from None
+    if done.returncode != 0:
+        reason = next(
+            (line for line in done.stderr.decode(errors="replace").splitlines() if "rror" in line or "ailed" in line),
+            f"exit status {done.returncode}",
+        )
+        raise ParseError(f"OCR of {where} failed: Tesseract says {reason.strip()}")
+    return _layout(done.stdout.decode("utf-8", errors="replace"), gray.width, gray.height)
+
+
+def _layout(tsv: str, width: int, height: int) -> PageLayout:
+    """Tesseract's TSV (level, page, block, paragraph, line, word, left, top, width, height, conf, text)."""
+    blocks: dict[int, dict[int, dict[int, list[Word]]]] = {}
+    for row in tsv.splitlines()[1:]:
+        cells = row.split("\t")
+        if len(cells) < 12 or cells[0] != "5":
+            continue
+        text = cells[11].strip()
+        if not text:
+            continue
+        block, paragraph, line = int(cells[2]), int(cells[3]), int(cells[4])
+        left, top, w, h = (int(v) for v in cells[6:10])
+        box = (left / width, top / height, min(1.0, (left + w) / width), min(1.0, (top + h) / height))
+        confidence = max(0.0, min(1.0, float(cells[10]) / 100))
+        blocks.setdefault(block, {}).setdefault(paragraph, {}).setdefault(line, []).append(Word(text, box, confidence))
+    return PageLayout(
+        [
+            Block([Paragraph([Line(words) for words in lines.values()]) for lines in paragraphs.values()])
+            for paragraphs in blocks.values()
+        ],
+        ocr=True,
+    )

@@ -1,0 +1,65 @@
+"""`segcite parse FILE --out DIR`: a PDF or an image -> the Document AI JSON segcite would ingest, written as
+shards (DIR/0001.json, …) without ingesting, so a user can see what segcite reads."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+import click
+
+from worker.cli.errors import UserError
+
+_SHARD_GLOB = "[0-9][0-9][0-9][0-9].json"
+
+
+@click.command("parse")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path), help="Folder for the shards."
+)
+@click.option("--max-pages", type=click.IntRange(1), default=None, help="Refuse longer documents (default 2000).")
+@click.option("--force", is_flag=True, help="Replace the shards a previous run left in the folder.")
+def parse_command(file: Path, out_dir: Path, max_pages: int | None, force: bool) -> None:
+    """Parse a PDF or an image offline into Document AI JSON shards (DIR/0001.json, …), 15 pages each; progress
+    per page on stderr. `segcite segments DIR --document-id X` then shows the segments segcite makes of them."""
+    import orjson
+
+    import parse
+
+    name = str(file)
+    data = file.read_bytes()
+    if parse.detect_kind(data) is None:
+        hint = " (Document AI JSON needs no parsing: `segcite segments` reads it)" if data.lstrip()[:1] in b"{[" else ""
+        raise UserError(f"{name}: {parse.NOT_SUPPORTED}{hint}")
+    stale = sorted(out_dir.glob(_SHARD_GLOB)) if out_dir.is_dir() else []
+    if stale and not force:
+        raise UserError(f"{out_dir} already holds shards ({stale[0].name}, …): --force replaces them")
+
+    def progress(done: int, total: int) -> None:
+        click.echo(f"{name}: page {done}/{total}", err=True)
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    # Written beside the folder's shards, moved in only when every page is read: nothing half-written.
+    staging = Path(tempfile.mkdtemp(prefix=".segcite-parse-", dir=out_dir))
+    try:
+        written: list[Path] = []
+        pages = 0
+        try:
+            shards = parse.parse_local(data, max_pages=max_pages or parse.DEFAULT_MAX_PAGES, on_page=progress)
+            for number, shard in enumerate(shards, start=1):
+                path = staging / f"{number:04d}.json"
+                path.write_bytes(orjson.dumps(shard))
+                written.append(path)
+                pages += len(shard["pages"])
+        except parse.ParseError as exc:
+            raise UserError(f"{name}: {exc}") from None
+        for old in stale:
+            old.unlink()
+        final = [path.replace(out_dir / path.name) for path in written]
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    for path in final:
+        click.echo(str(path))
+    click.echo(f"{name}: {pages} page(s) in {len(final)} shard(s) in {out_dir}", err=True)
