@@ -136,7 +136,10 @@ def upload(
 def _put(objects: ObjectStore, document_id: str, path: Path, blobs: Sequence[bytes]) -> str:
     """Store the bytes under the document's key: one object, or a prefix of shards for a folder."""
     if not path.is_dir():
-        key = f"docai/{document_id}.json"
+        from parse import detect_kind
+
+        # A PDF or an image is named for its kind: the worker parses it (by its bytes) and writes its shards beside.
+        key = f"docai/{document_id}.{detect_kind(blobs[0][:1024]) or 'json'}"
         objects.put(key, blobs[0])
         return key
     key = f"docai/{document_id}/"
@@ -150,9 +153,17 @@ def _ingest_again(
 ) -> DocumentRow:
     """The document, same id, gets these bytes and a new ingest: its segments and chunks are replaced."""
     before = store.get_document(document_id)
+    if before is not None and before.source_r2_key:  # a parsed PDF's shards: parsed again from these bytes
+        objects.delete(before.docai_raw_r2_key or before.source_r2_key + ".docai/")
     key = _put(objects, document_id, path, blobs)
     document = store.update_document(
-        document_id, status=DocumentStatus.UPLOADED, progress=0.0, error=None, docai_raw_r2_key=key, content_hash=digest
+        document_id,
+        status=DocumentStatus.UPLOADED,
+        progress=0.0,
+        error=None,
+        docai_raw_r2_key=key,
+        source_r2_key=None,
+        content_hash=digest,
     )
     if before is not None and before.status == DocumentStatus.UPLOADED:
         events.document_uploaded(document.id, store)  # no transition, so no trigger: recorded here

@@ -7,7 +7,6 @@ inbox). Nothing is written before the limits are checked; errors leave as Perman
 
 from __future__ import annotations
 
-import io
 import logging
 import time
 from typing import TYPE_CHECKING, Any
@@ -36,7 +35,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 HEAD_BYTES = 1024  # enough to tell a PDF (`%PDF` may follow some junk) or an image from JSON
-MAX_MEGAPIXELS = 40  # Document AI's limit for images, which the local parser keeps too
 PROGRESS_INTERVAL = 0.5  # seconds between two progress writes while parsing locally
 FINISH_CLAIM = 600  # seconds one task holds the right to finish a parse
 _TO_PARSE = (DocumentStatus.UPLOADED, DocumentStatus.PARSING)
@@ -100,7 +98,9 @@ def read_source(rt: Runtime, document: DocumentRow, key: str) -> bytes:
 
 
 def check(rt: Runtime, filename: str, data: bytes) -> int:
-    """The file's page count, or a PermanentError saying why it cannot be parsed (before any call)."""
+    """The file's page count, or a PermanentError saying why it cannot be parsed, before any call: not a PDF or an
+    image, an encrypted, corrupt or empty PDF, an image over 40 megapixels (parse.page_count's checks), more pages
+    than SEGCITE_MAX_PAGES."""
     from parse import ParseError, detect_kind, page_count
 
     kind = detect_kind(data)
@@ -117,26 +117,13 @@ def check(rt: Runtime, filename: str, data: bytes) -> int:
         raise PermanentError(
             f"{filename}: {pages} pages, more than the {limit} a document may have (SEGCITE_MAX_PAGES)"
         )
-    if kind != "pdf":
-        check_image(filename, data, pages, pages_per_shard(rt, rt.settings.parser))
+    if kind != "pdf" and rt.settings.parser == "documentai":
+        check_image(filename, pages, pages_per_shard(rt, "documentai"))
     return pages
 
 
-def check_image(filename: str, data: bytes, pages: int, per_request: int) -> None:
-    from PIL import Image
-
-    Image.MAX_IMAGE_PIXELS = None  # the limit is ours, said in our words
-    try:
-        with Image.open(io.BytesIO(data)) as image:
-            width, height = image.size
-    except Exception as exc:  # Pillow's UnidentifiedImageError, a truncated header…
-        raise PermanentError(f"{filename}: the image cannot be read ({type(exc).__name__})") from exc
-    megapixels = width * height / 1e6
-    if megapixels > MAX_MEGAPIXELS:
-        raise PermanentError(
-            f"{filename}: the image is {width}x{height} ({megapixels:.0f} megapixels), more than the "
-            f"{MAX_MEGAPIXELS} megapixels a page may have; scale it down and upload it again"
-        )
+def check_image(filename: str, pages: int, per_request: int) -> None:
+    """An image goes to Document AI whole (it is not split): its frames must fit one request."""
     if pages > per_request:
         raise PermanentError(
             f"{filename}: a {pages}-page image is more than one request takes ({per_request} pages); "
