@@ -39,9 +39,9 @@ def make_pdf(pages: list[str], path: Path) -> Path:
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(tmp) / "pages.html"
         source.write_text(f"<!doctype html><meta charset=utf-8><body style='font: 14px sans-serif'>{body}")
+        flags = ["--headless", "--no-sandbox", "--disable-gpu", "--no-pdf-header-footer"]
         subprocess.run(
-            [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-pdf-header-footer",
-             f"--print-to-pdf={path}", source.as_uri()],  # fmt: skip
+            [CHROMIUM, *flags, f"--print-to-pdf={path}", source.as_uri()],
             check=True,
             capture_output=True,
             timeout=120,
@@ -147,7 +147,8 @@ class FakeDocumentAI:
             return code, _error(code, status, f"fake: {status}")
         limit = 30 if imageless else 15
         if record["pages"] > limit:
-            return 400, _error(400, "INVALID_ARGUMENT", f"Document pages exceed the limit: {limit} got {record['pages']}")
+            message = f"Document pages exceed the limit: {limit} got {record['pages']}"
+            return 400, _error(400, "INVALID_ARGUMENT", message)
         if self.refuse_marker and any(self.refuse_marker in t for t in texts):
             return 400, _error(400, "INVALID_ARGUMENT", "Unsupported input file format.")
         if mime != "application/pdf" and self.canned is not None:
@@ -161,7 +162,7 @@ class FakeDocumentAI:
             def log_message(self, *args: Any) -> None:
                 pass
 
-            def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+            def do_POST(self) -> None:
                 path = PATH.match(self.path.split("?")[0])
                 body = orjson.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
                 if path is None:

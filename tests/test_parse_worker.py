@@ -9,11 +9,13 @@ import io
 import uuid
 from pathlib import Path
 
+import orjson
 import psycopg
 import pypdfium2 as pdfium
 import pytest
 from conftest import Listener, segcite, service_env
 from docai_fake import make_pdf
+from docai_synth import PageSpec, build_document
 
 from worker.app_actions import DOCUMENT_DONE, upload, wait_for, workspace_id
 from worker.objects import LocalFolderStore
@@ -160,7 +162,9 @@ def test_a_file_the_limits_refuse_fails_with_a_reason_and_leaves_nothing(
     assert ingest(store, objects, workspace, report_pdf).status == "ingested"
 
 
-def test_the_cli_ingests_a_folder_and_names_what_it_skipped(services, service_home, celery_worker, report_pdf, tmp_path):
+def test_the_cli_ingests_a_folder_and_names_what_it_skipped(
+    services, service_home, celery_worker, report_pdf, tmp_path
+) -> None:
     env = service_env(services, service_home)
     folder = tmp_path / "mixed"
     folder.mkdir()
@@ -168,11 +172,8 @@ def test_the_cli_ingests_a_folder_and_names_what_it_skipped(services, service_ho
     (folder / "notes.txt").write_text("just some notes\n")
     page_png(report_pdf, 2, folder / "scan.png")
     (folder / "sub").mkdir()
-    from docai_synth import PageSpec, build_document
-
-    (folder / "memo.json").write_bytes(
-        __import__("orjson").dumps(build_document([PageSpec(["The memo says the pier reopens in May."])])[0])
-    )
+    memo, _ = build_document([PageSpec(["The memo says the pier reopens in May."])])
+    (folder / "memo.json").write_bytes(orjson.dumps(memo))
     workspace = f"parse-cli-{uuid.uuid4()}"
     result = segcite(env, "ingest", str(folder), "--workspace", workspace)
     assert result.returncode == 0, result.stderr
