@@ -9,6 +9,7 @@ message says what to fix."""
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -93,7 +94,7 @@ def process(settings: Settings, content: bytes, kind: str, *, what: str) -> dict
     except (google.TooManyRequests, google.ServiceUnavailable, google.GatewayTimeout, google.DeadlineExceeded,
             google.InternalServerError) as exc:  # fmt: skip
         raise TransientError(f"Document AI is busy or unavailable ({_code(exc)}) for {what}") from exc
-    except google.PermissionDenied as exc:
+    except google.Forbidden as exc:  # PERMISSION_DENIED (gRPC), 403 (REST)
         raise PermanentError(
             f"Document AI denied access to processor {processor_name(settings)} ({_code(exc)}): the service "
             f"account needs the role roles/documentai.apiUser on project {settings.documentai_project_id}"
@@ -103,8 +104,8 @@ def process(settings: Settings, content: bytes, kind: str, *, what: str) -> dict
             f"Document AI has no processor {processor_name(settings)} ({_code(exc)}): check DOCUMENTAI_PROJECT_ID, "
             "DOCUMENTAI_LOCATION and DOCUMENTAI_PROCESSOR_ID"
         ) from exc
-    except google.InvalidArgument as exc:
-        raise PermanentError(f"Document AI refused {what} ({_code(exc)}): {_first_line(exc.message)}") from exc
+    except google.BadRequest as exc:  # INVALID_ARGUMENT (gRPC), 400 (REST)
+        raise PermanentError(f"Document AI refused {what} ({_code(exc)}): {_reason(exc)}") from exc
     except google.GoogleAPICallError as exc:
         raise PermanentError(f"Document AI failed on {what} ({_code(exc)})") from exc
     except (ConnectionError, TimeoutError) as exc:
@@ -121,11 +122,29 @@ def process(settings: Settings, content: bytes, kind: str, *, what: str) -> dict
     return orjson.loads(json)
 
 
+# Google's HTTP codes for the canonical error codes (the REST transport's errors carry only the HTTP one).
+_CANONICAL = {
+    400: "INVALID_ARGUMENT",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    429: "RESOURCE_EXHAUSTED",
+    500: "INTERNAL",
+    503: "UNAVAILABLE",
+    504: "DEADLINE_EXCEEDED",
+}
+
+
 def _code(exc: Any) -> str:
+    """`400 INVALID_ARGUMENT`: the HTTP code and the canonical name, as Google's docs spell them."""
     status = getattr(exc, "grpc_status_code", None)
-    name = status.name if status is not None else ""
     code = getattr(exc, "code", None)
+    name = status.name if status is not None else _CANONICAL.get(code, "") if isinstance(code, int) else ""
     return " ".join(part for part in (str(code) if isinstance(code, int) else "", name) if part) or type(exc).__name__
+
+
+def _reason(exc: Any) -> str:
+    """Google's own words, without the REST transport's `POST <url>: ` in front."""
+    return re.sub(r"^[A-Z]+ \S+: ", "", _first_line(exc.message))
 
 
 def _first_line(exc: Any) -> str:
