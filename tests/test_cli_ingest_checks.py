@@ -50,14 +50,14 @@ def write_json(path: Path, document: object) -> Path:
     [
         (b"", "the file is empty; expected Document AI JSON"),
         (b"  \n", "the file is empty; expected Document AI JSON"),
-        (b"%PDF-1.7", "not valid JSON (JSON is malformed: invalid character (byte 0)); expected Document AI JSON"),
+        (b"%PDF-1.7", "the PDF is corrupt or not a PDF (PDFium cannot read it): export it again"),
         (
             b'{"responses": [], "totalPages": 1}',
             "not a Document AI Document: no `text`, `pages` or `documentLayout` (keys found: responses, totalPages)",
         ),
-        (
-            b'{"document": {"text": "wrapped"}}',
-            'this is a ProcessResponse wrapper ({"document": …}); pass its `document` field instead',
+        (  # a ProcessResponse is read as its document (issue 33), and this one's is empty
+            b'{"document": {"text": "", "pages": []}}',
+            "the document holds no text: its `text` and `pages` are empty",
         ),
         (b'{"text": "", "pages": []}', "the document holds no text: its `text` and `pages` are empty"),
     ],

@@ -57,11 +57,11 @@ def test_ingest_then_ask(services, service_home, celery_worker, tmp_path) -> Non
 
 def test_ingest_of_a_bad_file_exits_non_zero(services, service_home, celery_worker, tmp_path) -> None:
     path = tmp_path / "broken.json"
-    path.write_text('{"document": {"text": "wrapped"}}')
+    path.write_text('{"document": {"text": "", "pages": []}}')  # a ProcessResponse, read as its (empty) document
     result = run(service_env(services, service_home), "ingest", str(path), "--workspace", "cli-bad")
     assert result.returncode == 2  # refused before upload (tests/test_cli_ingest_checks.py)
     assert result.stderr.splitlines() == [
-        f'error: {path}: this is a ProcessResponse wrapper ({{"document": …}}); pass its `document` field instead'
+        f"error: {path}: the document holds no text: its `text` and `pages` are empty"
     ]
 
 

@@ -177,7 +177,7 @@ def test_sharded_document_from_a_prefix(celery_worker, store, objects, migrated,
     [
         (None, "bad.json: its Document AI JSON is not in the object store"),
         (b"this is not json", "invalid Document AI JSON: bad.json: not valid JSON"),
-        (orjson.dumps({"document": {"text": "x"}}), "ProcessResponse wrapper"),
+        (orjson.dumps({"document": {"text": "", "pages": []}}), "bad.json: the document holds no text"),
     ],
 )
 def test_bad_input_fails_with_an_actionable_error(celery_worker, celery_app, store, objects, content, expected) -> None:

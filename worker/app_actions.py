@@ -79,7 +79,7 @@ def shard_paths(folder: Path) -> list[Path]:
     """A folder's JSON files (one document's shards) in name order; a folder without any is refused."""
     shards = sorted(folder.glob("*.json"))
     if not shards:
-        raise UploadError(f"{folder}: no JSON files in this folder")
+        raise UploadError(f"{folder}: no Document AI JSON, PDF or image in this folder")
     return shards
 
 
@@ -117,9 +117,12 @@ def upload(
         if existing.status in DOCUMENT_UNFINISHED or (existing.status == DocumentStatus.INGESTED and not force):
             return Upload(existing, path.name, Outcome.REUSED)
         outcome = Outcome.FORCED if existing.status == DocumentStatus.INGESTED else Outcome.RETRIED
-        return Upload(_ingest_again(store, objects, existing.id, path, blobs, digest), path.name, outcome)
+        # A failed parse tried again keeps the shards Document AI gave already; a forced one parses again.
+        reparse = outcome == Outcome.FORCED
+        return Upload(_ingest_again(store, objects, existing.id, path, blobs, digest, reparse), path.name, outcome)
     if document_id is not None and store.get_document(document_id) is not None:
-        return Upload(_ingest_again(store, objects, document_id, path, blobs, digest), path.name, Outcome.REPLACED)
+        replaced = _ingest_again(store, objects, document_id, path, blobs, digest, reparse=True)
+        return Upload(replaced, path.name, Outcome.REPLACED)
     document_id = document_id or str(uuid.uuid4())
     key = _put(objects, document_id, path, blobs)
     try:
@@ -149,11 +152,17 @@ def _put(objects: ObjectStore, document_id: str, path: Path, blobs: Sequence[byt
 
 
 def _ingest_again(
-    store: Store, objects: ObjectStore, document_id: str, path: Path, blobs: Sequence[bytes], digest: str
+    store: Store,
+    objects: ObjectStore,
+    document_id: str,
+    path: Path,
+    blobs: Sequence[bytes],
+    digest: str,
+    reparse: bool,
 ) -> DocumentRow:
     """The document, same id, gets these bytes and a new ingest: its segments and chunks are replaced."""
     before = store.get_document(document_id)
-    if before is not None and before.source_r2_key:  # a parsed PDF's shards: parsed again from these bytes
+    if reparse and before is not None and before.source_r2_key:  # its shards go: the PDF is parsed again
         objects.delete(before.docai_raw_r2_key or before.source_r2_key + ".docai/")
     key = _put(objects, document_id, path, blobs)
     document = store.update_document(

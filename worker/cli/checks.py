@@ -26,6 +26,7 @@ def expand(paths: list[Path]) -> tuple[list[Path], list[str]]:
             uploads.append(path)
             continue
         entries = sorted(path.iterdir())
+        found = len(uploads)
         if any(entry.is_file() and entry.suffix == ".json" for entry in entries):
             uploads.append(path)  # its JSON files, as the shards of one document
         for entry in entries:
@@ -36,6 +37,8 @@ def expand(paths: list[Path]) -> tuple[list[Path], list[str]]:
                     uploads.append(entry)
                 else:
                     skipped.append(f"{entry}: {SKIPPED_REASON}")
+        if len(uploads) == found:
+            uploads.append(path)  # nothing in it to ingest: its check says so (`shard_paths`)
     return uploads, skipped
 
 

@@ -109,8 +109,6 @@ def ingest(files: tuple[Path, ...], workspace: str, force: bool, timeout: float)
     paths, skipped = expand(list(files))
     for line in skipped:
         click.echo(f"skipped {line}", err=True)
-    if not paths:
-        raise UserError("nothing to ingest: no Document AI JSON, PDF or image among the files given")
     settings = load_settings()
     # Every file is read here first: one the worker would refuse is refused now, before any row or object exists.
     problems = [
