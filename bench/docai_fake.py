@@ -142,6 +142,8 @@ class FakeDocumentAI:
         with self.lock:
             self.requests.append(record)
             failure = self.failures.pop(0) if self.failures else None
+        time.sleep(self.delay)
+        record["took"] = time.monotonic() - record["at"]
         if failure is not None:
             code, status = failure
             return code, _error(code, status, f"fake: {status}")
@@ -172,7 +174,6 @@ class FakeDocumentAI:
                         fake.in_flight += 1
                         fake.max_in_flight = max(fake.max_in_flight, fake.in_flight)
                     try:
-                        time.sleep(fake.delay)
                         code, payload = fake.answer(body, path)
                     finally:
                         with fake.lock:
