@@ -9,7 +9,8 @@ over the same PDF (each a new document, nothing reused):
 - rate-limited: the same worker, DOCUMENTAI_RATE=60 (a burst of 6, then one a second): the limiter holds them;
 - baseline: a worker of 1 process (one shard at a time), DOCUMENTAI_RATE=600.
 
-Each pass starts its worker and warms it with a one-page PDF first. Reported per pass: requests, the most in flight at once (as the fake saw them), the slowest request, the parse
+Each pass starts its worker and warms it with a one-page PDF first. Reported per pass: requests, the most in
+flight at once (as the fake saw them), the slowest request, the parse
 (upload -> `parsed`) and the whole (upload -> `ingested`); and parallel's parse over the slowest request and over
 the baseline's parse.
 
