@@ -19,11 +19,17 @@ _SHARD_GLOB = "[0-9][0-9][0-9][0-9].json"
 @click.option(
     "--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path), help="Folder for the shards."
 )
-@click.option("--max-pages", type=click.IntRange(1), default=None, help="Refuse longer documents (default 2000).")
+@click.option(
+    "--max-pages",
+    type=click.IntRange(1),
+    default=None,
+    help="Refuse longer documents (default: SEGCITE_MAX_PAGES, 2000).",
+)
 @click.option("--force", is_flag=True, help="Replace the shards a previous run left in the folder.")
 def parse_command(file: Path, out_dir: Path, max_pages: int | None, force: bool) -> None:
-    """Parse a PDF or an image offline into Document AI JSON shards (DIR/0001.json, …), 15 pages each; progress
-    per page on stderr. `segcite segments DIR --document-id X` then shows the segments segcite makes of them."""
+    """Parse a PDF or an image into Document AI JSON shards (DIR/0001.json, …), 15 pages each, with the parser the
+    worker would use (SEGCITE_PARSER: offline, or Document AI where a processor is configured); progress on
+    stderr. `segcite segments DIR --document-id X` then shows the segments segcite makes of them."""
     import orjson
 
     import parse
@@ -37,8 +43,17 @@ def parse_command(file: Path, out_dir: Path, max_pages: int | None, force: bool)
     if stale and not force:
         raise UserError(f"{out_dir} already holds shards ({stale[0].name}, …): --force replaces them")
 
+    from worker.errors import PermanentError, TransientError
+    from worker.settings import load_settings
+
+    settings = load_settings()
+    online = settings.parser == "documentai"  # SEGCITE_PARSER, or a configured processor (`auto`)
+
     def progress(done: int, total: int) -> None:
         click.echo(f"{name}: page {done}/{total}", err=True)
+
+    def shard_progress(shard) -> None:
+        click.echo(f"{name}: {shard.describe()} read by Document AI ({shard.index + 1} of {shard.count})", err=True)
 
     out_dir.mkdir(parents=True, exist_ok=True)
     # Written beside the folder's shards, moved in only when every page is read: nothing half-written.
@@ -47,7 +62,14 @@ def parse_command(file: Path, out_dir: Path, max_pages: int | None, force: bool)
         written: list[Path] = []
         pages = 0
         try:
-            shards = parse.parse_local(data, max_pages=max_pages or parse.DEFAULT_MAX_PAGES, on_page=progress)
+            if online:
+                from worker.parsing.online import parse_online
+
+                limited = settings.model_copy(update={"segcite_max_pages": max_pages or settings.segcite_max_pages})
+                shards = parse_online(limited, data, name=name, on_shard=shard_progress)
+            else:
+                limit = max_pages or settings.segcite_max_pages
+                shards = parse.parse_local(data, max_pages=limit, on_page=progress)
             for number, shard in enumerate(shards, start=1):
                 path = staging / f"{number:04d}.json"
                 path.write_bytes(orjson.dumps(shard))
@@ -55,6 +77,9 @@ def parse_command(file: Path, out_dir: Path, max_pages: int | None, force: bool)
                 pages += len(shard["pages"])
         except parse.ParseError as exc:
             raise UserError(f"{name}: {exc}") from None
+        except (PermanentError, TransientError) as exc:  # Document AI refused it, is misconfigured, or is down
+            message = str(exc)
+            raise UserError(message if name in message else f"{name}: {message}") from None
         for old in stale:
             old.unlink()
         final = [path.replace(out_dir / path.name) for path in written]
