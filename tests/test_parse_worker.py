@@ -183,3 +183,26 @@ def test_the_cli_ingests_a_folder_and_names_what_it_skipped(
     assert any(line.startswith("report.pdf: parsing page ") for line in err), err
     ingested = sorted(line.split(":")[0] for line in result.stdout.splitlines() if "ingested" in line)
     assert ingested == ["mixed", "report.pdf", "scan.png"], result.stdout
+
+
+def test_a_process_response_is_ingested_as_its_document(services, service_home, celery_worker, docai_real_dir):
+    """What Document AI's online `process` returns (`{"document": …}`) is Document AI JSON for `segcite ingest`
+    and for the row it writes (issue 33 point 1)."""
+    path = docai_real_dir / "WRAPPED_processresponse_invoice_parser.json"
+    workspace = f"wrapped-{uuid.uuid4()}"
+    result = segcite(service_env(services, service_home), "ingest", str(path), "--workspace", workspace)
+    assert result.returncode == 0, result.stderr
+    line = result.stdout.strip()
+    assert line.startswith(f"{path.name}: ingested, 1 page(s), ") and "segment(s), document " in line, line
+    document_id = line.rsplit(" ", 1)[1]
+    from worker.stores.postgres import PostgresStore
+
+    store = PostgresStore(services.database_url, max_size=1)
+    try:
+        with psycopg.connect(services.database_url) as conn:
+            texts = [t for (t,) in conn.execute("select text from document_segments where document_id = %s",
+                                                (document_id,))]  # fmt: skip
+        assert store.get_document(document_id).source_r2_key is None  # JSON: nothing to parse
+    finally:
+        store.close()
+    assert any("Invoice" in text for text in texts), texts
