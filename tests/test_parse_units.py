@@ -1,0 +1,78 @@
+"""Small parts of the parse stage on real servers where they need one: the per-project Document AI budget on a
+real Redis (a fake clock, so nothing waits), the page plan of a parse, and a ProcessResponse read as its
+document without decoding it."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+import redis
+
+from worker.embedded import redis_client_url
+from worker.parsing.ratelimit import RateLimiter
+from worker.parsing.responses import unwrap
+from worker.parsing.shards import Shard, plan, set_offset, shard_key
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+        self.slept: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.now += seconds
+
+
+@pytest.fixture
+def client(services):
+    client = redis.Redis.from_url(redis_client_url(services.redis_url))
+    yield client
+    client.close()
+
+
+def test_the_budget_lets_a_burst_through_then_one_request_per_interval(client) -> None:
+    clock = Clock()
+    project = f"p-{clock.now}-{id(clock)}"
+    limiter = RateLimiter(client, project, 60, clock=clock, sleep=clock.sleep)  # a burst of 6, then 1 a second
+    waits = [limiter.wait() for _ in range(9)]
+    assert waits[:6] == [0, 0, 0, 0, 0, 0]
+    assert [round(w, 2) for w in waits[6:]] == [1.0, 1.0, 1.0]
+    # Another worker's limiter on the same project shares the budget; another project has its own.
+    assert round(RateLimiter(client, project, 60, clock=clock, sleep=clock.sleep).wait(), 2) == 1.0
+    assert RateLimiter(client, project + "-other", 60, clock=clock, sleep=clock.sleep).wait() == 0
+
+
+def test_600_a_minute_lets_a_200_page_pdfs_14_requests_start_together(client) -> None:
+    clock = Clock()
+    limiter = RateLimiter(client, f"q-{id(clock)}", 600, clock=clock, sleep=clock.sleep)
+    assert [limiter.wait() for _ in range(14)] == [0] * 14
+    assert len(plan(200, 15)) == 14
+
+
+def test_the_plan_covers_every_page_once_in_ranges_of_at_most_the_limit() -> None:
+    assert plan(35, 15) == [Shard(0, 3, 0, 15), Shard(1, 3, 15, 30), Shard(2, 3, 30, 35)]
+    assert plan(60, 30) == [Shard(0, 2, 0, 30), Shard(1, 2, 30, 60)]
+    assert plan(1, 15) == [Shard(0, 1, 0, 1)]
+    assert Shard(1, 3, 15, 30).describe() == "pages 16-30" and Shard(0, 1, 0, 1).describe() == "page 1"
+    assert shard_key("ws/report.pdf", 0) == "ws/report.pdf.docai/0001.json"
+
+
+def test_a_shards_offset_is_set_only_where_it_differs() -> None:
+    shard = orjson.dumps({"text": "héllo", "shardInfo": {"shardIndex": "1", "shardCount": "2", "textOffset": "0"}})
+    updated, length = set_offset(shard, 7)
+    assert length == 5 and orjson.loads(updated)["shardInfo"]["textOffset"] == 7
+    assert set_offset(updated, 7) == (None, 5)
+
+
+def test_a_process_response_is_read_as_the_document_it_wraps() -> None:
+    document = b'{"text": "Invoice", "pages": [{"pageNumber": 1}]}'
+    assert unwrap(b'{"document": ' + document + b', "humanReviewStatus": {}}') == document
+    assert unwrap(document) == document  # a Document stays as it is
+    odd = b'{"text": "x", "document": {"text": "y"}}'  # a Document with a field of that name is not a wrapper
+    assert unwrap(odd) == odd
+    assert unwrap(b"not json") == b"not json"  # left for ingest to name what is wrong
+    assert unwrap(b'{"document": "text"}') == b'{"document": "text"}'
