@@ -8,10 +8,11 @@ the document's."""
 
 from __future__ import annotations
 
+import base64
 from dataclasses import dataclass
 from typing import Any
 
-from parse.layout import Box, PageLayout
+from parse.layout import Box, PageLayout, Word
 
 
 @dataclass(slots=True)
@@ -47,6 +48,10 @@ def _layout(start: int, end: int, box: Box, confidence: float) -> dict[str, Any]
     }
 
 
+def _confidence(words: list[Word]) -> float:
+    return sum(w.confidence for w in words) / len(words) if words else 1.0
+
+
 class ShardWriter:
     """Collects pages into one shard's `text` and `pages`."""
 
@@ -55,7 +60,7 @@ class ShardWriter:
         self.length = 0
         self.pages: list[dict[str, Any]] = []
 
-    def add_page(self, page_number: int, layout: PageLayout, image: PageImage, image_b64: str) -> None:
+    def add_page(self, page_number: int, layout: PageLayout, image: PageImage) -> None:
         page_start = self.length
         tokens: list[dict[str, Any]] = []
         lines: list[dict[str, Any]] = []
@@ -63,28 +68,16 @@ class ShardWriter:
         blocks: list[dict[str, Any]] = []
         for block in layout.blocks:
             block_start = self.length
-            block_conf: list[float] = []
             for paragraph in block.paragraphs:
                 paragraph_start = self.length
                 for line in paragraph.lines:
                     line_start = self.length
-                    last = len(line.words) - 1
-                    for i, word in enumerate(line.words):
-                        start = self.length
-                        self._write(word.text + ("\n" if i == last else " "))
-                        token = {"layout": _layout(start, self.length, word.box, word.confidence)}
-                        if i != last:
-                            token["detectedBreak"] = {"type": "SPACE"}
-                        tokens.append(token)
-                        block_conf.append(word.confidence)
-                    conf = sum(w.confidence for w in line.words) / len(line.words)
-                    lines.append({"layout": _layout(line_start, self.length, line.box, conf)})
-                conf = sum(w.confidence for ln in paragraph.lines for w in ln.words) / max(
-                    1, sum(len(ln.words) for ln in paragraph.lines)
-                )
-                paragraphs.append({"layout": _layout(paragraph_start, self.length, paragraph.box, conf)})
-            conf = sum(block_conf) / max(1, len(block_conf))
-            blocks.append({"layout": _layout(block_start, self.length, block.box, conf)})
+                    tokens.extend(self._tokens(line.words))
+                    lines.append({"layout": _layout(line_start, self.length, line.box, _confidence(line.words))})
+                words = [w for line in paragraph.lines for w in line.words]
+                paragraphs.append({"layout": _layout(paragraph_start, self.length, paragraph.box, _confidence(words))})
+            words = [w for paragraph in block.paragraphs for line in paragraph.lines for w in line.words]
+            blocks.append({"layout": _layout(block_start, self.length, block.box, _confidence(words))})
         self.pages.append(
             {
                 "pageNumber": page_number,
@@ -95,13 +88,26 @@ class ShardWriter:
                 "lines": lines,
                 "tokens": tokens,
                 "image": {
-                    "content": image_b64,
+                    "content": base64.b64encode(image.content).decode("ascii"),
                     "mimeType": image.mime_type,
                     "width": image.width,
                     "height": image.height,
                 },
             }
         )
+
+    def _tokens(self, words: list[Word]) -> list[dict[str, Any]]:
+        """A line's tokens: each word with the space after it, the last with the line's "\n"."""
+        tokens = []
+        last = len(words) - 1
+        for i, word in enumerate(words):
+            start = self.length
+            self._write(word.text + ("\n" if i == last else " "))
+            token: dict[str, Any] = {"layout": _layout(start, self.length, word.box, word.confidence)}
+            if i != last:
+                token["detectedBreak"] = {"type": "SPACE"}
+            tokens.append(token)
+        return tokens
 
     def _write(self, text: str) -> None:
         self.parts.append(text)

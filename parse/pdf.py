@@ -4,6 +4,7 @@ limit of 15 pages a request). PDFium's errors become ParseError here, at the bou
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -13,6 +14,10 @@ import pypdfium2.raw as pdfium_c
 from parse.errors import ParseError
 
 _PASSWORD = {pdfium_c.FPDF_ERR_PASSWORD, pdfium_c.FPDF_ERR_SECURITY}
+_ENCRYPTED = "the PDF is encrypted (it needs a password): save a copy without a password and upload that"
+_NO_PAGES = "the PDF has no pages"
+_EMPTY_PAGE_TREE = re.compile(rb"/Count\s*0(?![0-9.])")
+_SOME_PAGES = re.compile(rb"/Count\s*[1-9]")
 
 
 @contextmanager
@@ -21,15 +26,24 @@ def open_pdf(data: bytes) -> Iterator[pdfium.PdfDocument]:
     try:
         pdf = pdfium.PdfDocument(data)
     except pdfium.PdfiumError as exc:
-        if getattr(exc, "err_code", None) in _PASSWORD:
-            raise ParseError("the PDF is encrypted (password protected): save a copy without a password") from None
-        raise ParseError("the PDF is corrupt or not a PDF (PDFium cannot read it): export it again") from None
+        raise ParseError(_load_error(data, getattr(exc, "err_code", None))) from None
     try:
         if len(pdf) == 0:
-            raise ParseError("the PDF has no pages")
+            raise ParseError(_NO_PAGES)
         yield pdf
     finally:
         pdf.close()
+
+
+def _load_error(data: bytes, code: int | None) -> str:
+    """Why PDFium refused the file. Its error code is per thread and left as it was when it refuses a file
+    without setting one (as it refuses an empty page tree), so the bytes confirm it: an encrypted file names
+    its /Encrypt dictionary in the trailer, which is never compressed."""
+    if code in _PASSWORD and b"/Encrypt" in data:
+        return _ENCRYPTED
+    if _EMPTY_PAGE_TREE.search(data) and not _SOME_PAGES.search(data):
+        return _NO_PAGES
+    return "the PDF is corrupt or not a PDF (PDFium cannot read it): export it again"
 
 
 def pdf_page_count(data: bytes) -> int:

@@ -18,6 +18,7 @@ from parse.layout import Box, Line, Word
 _SPACES = frozenset(" \t\r\n\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u3000\ufeff")
 _LINE_BREAKS = frozenset("\r\n")
 # PDFium's stand-ins: 0x02 for a hyphen at the end of a line (a soft hyphen), 0xFFFE / 0 for no Unicode mapping.
+_STAMP_LETTERS = 50  # fewer letters than this over a page-sized picture: the picture holds the text
 _SUBSTITUTES = {0x02: "-", 0x00: "", 0xFFFE: "", 0xFFFF: ""}
 
 
@@ -49,13 +50,24 @@ def _clip(value: float) -> float:
     return 0.0 if value < 0.0 else 1.0 if value > 1.0 else value
 
 
-def has_text(page: pdfium.PdfPage) -> bool:
-    """Whether the page has a text layer with anything but spaces (else it is a scan: OCR reads it)."""
+def needs_ocr(page: pdfium.PdfPage) -> bool:
+    """Whether the page is a scan to read by OCR: no text layer, or hardly any (a scanner's stamp, a page number)
+    over pictures that cover most of the page."""
     textpage = page.get_textpage()
     try:
-        return bool(textpage.get_text_range().strip())
+        letters = sum(1 for char in textpage.get_text_range() if not char.isspace())
     finally:
         textpage.close()
+    if letters == 0:
+        return True
+    if letters >= _STAMP_LETTERS:
+        return False
+    width, height = page.get_size()
+    covered = 0.0
+    for image in page.get_objects(filter=(pdfium_c.FPDF_PAGEOBJ_IMAGE,), max_depth=3):
+        left, bottom, right, top = image.get_bounds()
+        covered += max(0.0, right - left) * max(0.0, top - bottom)
+    return covered >= 0.5 * width * height
 
 
 def text_lines(page: pdfium.PdfPage) -> list[Line]:

@@ -25,8 +25,14 @@ _SHARD_GLOB = "[0-9][0-9][0-9][0-9].json"
     default=None,
     help="Refuse longer documents (default: SEGCITE_MAX_PAGES, 2000).",
 )
+@click.option(
+    "--ocr-languages",
+    default="eng",
+    show_default=True,
+    help="Tesseract's languages for scans and images, e.g. eng+deu (each needs its tesseract-ocr-LANG package).",
+)
 @click.option("--force", is_flag=True, help="Replace the shards a previous run left in the folder.")
-def parse_command(file: Path, out_dir: Path, max_pages: int | None, force: bool) -> None:
+def parse_command(file: Path, out_dir: Path, max_pages: int | None, ocr_languages: str, force: bool) -> None:
     """Parse a PDF or an image into Document AI JSON shards (DIR/0001.json, …), 15 pages each, with the parser the
     worker would use (SEGCITE_PARSER: offline, or Document AI where a processor is configured); progress on
     stderr. `segcite segments DIR --document-id X` then shows the segments segcite makes of them."""
@@ -47,7 +53,7 @@ def parse_command(file: Path, out_dir: Path, max_pages: int | None, force: bool)
     from worker.settings import load_settings
 
     settings = load_settings()
-    online = settings.parser == "documentai"  # SEGCITE_PARSER, or a configured processor (`auto`)
+    limit = max_pages or settings.segcite_max_pages
 
     def progress(done: int, total: int) -> None:
         click.echo(f"{name}: page {done}/{total}", err=True)
@@ -55,36 +61,36 @@ def parse_command(file: Path, out_dir: Path, max_pages: int | None, force: bool)
     def shard_progress(shard) -> None:
         click.echo(f"{name}: {shard.describe()} read by Document AI ({shard.index + 1} of {shard.count})", err=True)
 
-    out_dir.mkdir(parents=True, exist_ok=True)
-    # Written beside the folder's shards, moved in only when every page is read: nothing half-written.
-    staging = Path(tempfile.mkdtemp(prefix=".segcite-parse-", dir=out_dir))
     try:
-        written: list[Path] = []
-        pages = 0
-        try:
-            if online:
-                from worker.parsing.online import parse_online
+        if settings.parser == "documentai":  # SEGCITE_PARSER, or a configured processor (`auto`)
+            from worker.parsing.online import parse_online
 
-                limited = settings.model_copy(update={"segcite_max_pages": max_pages or settings.segcite_max_pages})
-                shards = parse_online(limited, data, name=name, on_shard=shard_progress)
-            else:
-                limit = max_pages or settings.segcite_max_pages
-                shards = parse.parse_local(data, max_pages=limit, on_page=progress)
+            limited = settings.model_copy(update={"segcite_max_pages": limit})
+            shards = parse_online(limited, data, name=name, on_shard=shard_progress)
+        else:
+            # The checks (a readable file, the page limit) run at the call, before anything is written.
+            shards = parse.parse_local(data, max_pages=limit, on_page=progress, ocr_languages=ocr_languages)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        # Written beside the folder's shards, moved in only when every page is read: nothing half-written.
+        staging = Path(tempfile.mkdtemp(prefix=".segcite-parse-", dir=out_dir))
+        try:
+            written: list[Path] = []
+            pages = 0
             for number, shard in enumerate(shards, start=1):
                 path = staging / f"{number:04d}.json"
                 path.write_bytes(orjson.dumps(shard))
                 written.append(path)
                 pages += len(shard["pages"])
-        except parse.ParseError as exc:
-            raise UserError(f"{name}: {exc}") from None
-        except (PermanentError, TransientError) as exc:  # Document AI refused it, is misconfigured, or is down
-            message = str(exc)
-            raise UserError(message if name in message else f"{name}: {message}") from None
-        for old in stale:
-            old.unlink()
-        final = [path.replace(out_dir / path.name) for path in written]
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+            for old in stale:
+                old.unlink()
+            final = [path.replace(out_dir / path.name) for path in written]
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+    except parse.ParseError as exc:
+        raise UserError(f"{name}: {exc}") from None
+    except (PermanentError, TransientError) as exc:  # Document AI refused it, is misconfigured, or is down
+        message = str(exc)
+        raise UserError(message if name in message else f"{name}: {message}") from None
     for path in final:
         click.echo(str(path))
     click.echo(f"{name}: {pages} page(s) in {len(final)} shard(s) in {out_dir}", err=True)
