@@ -5,11 +5,17 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from worker.cli.errors import UserError
+
+if TYPE_CHECKING:
+    from worker.parsing.shards import Shard
+    from worker.settings import Settings
 
 _SHARD_GLOB = "[0-9][0-9][0-9][0-9].json"
 
@@ -58,15 +64,9 @@ def parse_command(file: Path, out_dir: Path, max_pages: int | None, ocr_language
     def progress(done: int, total: int) -> None:
         click.echo(f"{name}: page {done}/{total}", err=True)
 
-    def shard_progress(shard) -> None:
-        click.echo(f"{name}: {shard.describe()} read by Document AI ({shard.index + 1} of {shard.count})", err=True)
-
     try:
         if settings.parser == "documentai":  # SEGCITE_PARSER, or a configured processor (`auto`)
-            from worker.parsing.online import parse_online
-
-            limited = settings.model_copy(update={"segcite_max_pages": limit})
-            shards = parse_online(limited, data, name=name, on_shard=shard_progress)
+            shards = _document_ai_shards(settings.model_copy(update={"segcite_max_pages": limit}), data, name)
         else:
             # The checks (a readable file, the page limit) run at the call, before anything is written.
             shards = parse.parse_local(data, max_pages=limit, on_page=progress, ocr_languages=ocr_languages)
@@ -94,3 +94,13 @@ def parse_command(file: Path, out_dir: Path, max_pages: int | None, ocr_language
     for path in final:
         click.echo(str(path))
     click.echo(f"{name}: {pages} page(s) in {len(final)} shard(s) in {out_dir}", err=True)
+
+
+def _document_ai_shards(settings: Settings, data: bytes, name: str) -> Iterator[dict[str, Any]]:
+    """The shards Document AI makes of the file (worker/parsing/online.py), a line on stderr per page range."""
+    from worker.parsing.online import parse_online
+
+    def shard_progress(shard: Shard) -> None:
+        click.echo(f"{name}: {shard.describe()} read by Document AI ({shard.index + 1} of {shard.count})", err=True)
+
+    return parse_online(settings, data, name=name, on_shard=shard_progress)

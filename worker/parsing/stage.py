@@ -194,13 +194,15 @@ class PageProgress:
 
 
 def send_shards(document_id: str, shards: list[Shard]) -> None:
-    """Each shard a task of its own, all at once (a Celery group on the ingest queue)."""
+    """Each shard a task of its own (`segcite.parse_shard`, named: worker.tasks imports this module), all at once
+    (a Celery group on the ingest queue)."""
     from celery import group
 
-    from worker.app import INGEST_QUEUE
-    from worker.tasks import parse_shard
+    from worker.app import INGEST_QUEUE, app
 
-    group(parse_shard.s(document_id, s.index, s.start, s.stop, s.count) for s in shards).apply_async(queue=INGEST_QUEUE)
+    group(
+        app.signature("segcite.parse_shard", args=(document_id, s.index, s.start, s.stop, s.count)) for s in shards
+    ).apply_async(queue=INGEST_QUEUE)
 
 
 def parse_shard(rt: Runtime, document_id: str, shard: Shard) -> dict[str, Any]:
