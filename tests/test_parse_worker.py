@@ -168,7 +168,8 @@ def test_the_cli_ingests_a_folder_and_names_what_it_skipped(
     env = service_env(services, service_home)
     folder = tmp_path / "mixed"
     folder.mkdir()
-    (folder / "report.pdf").write_bytes(report_pdf.read_bytes())
+    # Long enough to be seen parsing by a poll every 0.3 s (the local parser reads text pages at 20+ a second).
+    make_pdf([f"Page {n}\nThe ledger for week {n} balances." for n in range(1, 121)], folder / "report.pdf")
     (folder / "notes.txt").write_text("just some notes\n")
     page_png(report_pdf, 2, folder / "scan.png")
     (folder / "sub").mkdir()

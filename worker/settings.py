@@ -65,6 +65,7 @@ class Settings(BaseSettings):
     # configured (DOCUMENTAI_PROJECT_ID and DOCUMENTAI_PROCESSOR_ID), else the offline `local` parser.
     segcite_parser: Literal["auto", "documentai", "local"] = "auto"
     segcite_max_pages: int = Field(2000, ge=1, le=100_000)  # per document, checked before any parser call
+    segcite_ocr_languages: str = Field("eng", pattern=r"^[A-Za-z_]+(\+[A-Za-z_]+)*$")  # Tesseract's -l (local)
     documentai_project_id: str | None = None
     documentai_location: str = "us"
     documentai_processor_id: str | None = None

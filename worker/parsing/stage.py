@@ -166,6 +166,7 @@ def parse_locally(rt: Runtime, document: DocumentRow, source: str, data: bytes) 
                 pages_per_shard=ONLINE_PAGES,
                 max_pages=rt.settings.segcite_max_pages,
                 on_page=progress,
+                ocr_languages=rt.settings.segcite_ocr_languages,
             )
         ):
             rt.objects.put(shard_key(source, index), orjson.dumps(shard))
