@@ -76,3 +76,46 @@ def test_a_process_response_is_read_as_the_document_it_wraps() -> None:
     assert unwrap(odd) == odd
     assert unwrap(b"not json") == b"not json"  # left for ingest to name what is wrong
     assert unwrap(b'{"document": "text"}') == b'{"document": "text"}'
+
+
+def test_both_object_stores_tell_a_pdf_by_its_first_bytes_and_list_its_shards(tmp_path) -> None:
+    """`head` and `keys` (what the parse stage asks of the object store) on a folder and on moto's S3 server."""
+    import uuid
+
+    from conftest import free_port
+    from moto.server import ThreadedMotoServer
+
+    from worker.objects import LocalFolderStore, R2Store
+    from worker.settings import Settings
+
+    port = free_port()
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port)
+    server.start()
+    try:
+        bucket = f"parse-{uuid.uuid4().hex[:8]}"
+        r2 = R2Store(
+            Settings(
+                _env_file=None,
+                r2_endpoint_url=f"http://127.0.0.1:{port}",
+                r2_bucket=bucket,
+                r2_access_key_id="test",
+                r2_secret_access_key="test-secret",
+            )
+        )
+        r2.client.create_bucket(Bucket=bucket, CreateBucketConfiguration={"LocationConstraint": "auto"})
+        for objects in (LocalFolderStore(tmp_path), r2):
+            objects.put("ws/report.pdf", b"%PDF-1.7\n" + b"x" * 5000, "application/pdf")
+            objects.put("ws/report.pdf.docai/0002.json", b"{}")
+            objects.put("ws/report.pdf.docai/0001.json", b"{}")
+            objects.put("ws/empty.bin", b"")
+            assert objects.head("ws/report.pdf", 8) == b"%PDF-1.7", objects
+            assert objects.head("ws/empty.bin", 8) == b""
+            assert objects.head("ws/missing.pdf", 8) is None
+            assert objects.head("ws/report.pdf.docai/", 8) is None  # a prefix holds no bytes of its own
+            assert objects.keys("ws/report.pdf.docai/") == [
+                "ws/report.pdf.docai/0001.json",
+                "ws/report.pdf.docai/0002.json",
+            ]
+            assert objects.keys("ws/none/") == []
+    finally:
+        server.stop()
