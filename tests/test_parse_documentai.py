@@ -161,11 +161,22 @@ def test_a_permanent_400_fails_the_document_with_a_reason_and_no_retry(setup: Se
     assert len(setup.fake.requests) == before + 1
 
 
-def test_permission_denied_says_which_role_the_service_account_needs(setup: Setup, tmp_path) -> None:
-    setup.fake.failures = [(403, "PERMISSION_DENIED")]
+@pytest.mark.parametrize(
+    ("code", "status", "says"),
+    [
+        (
+            403,
+            "PERMISSION_DENIED",
+            "the service account needs the role roles/documentai.apiUser on project fake-project",
+        ),
+        (404, "NOT_FOUND", "check DOCUMENTAI_PROJECT_ID, DOCUMENTAI_LOCATION and DOCUMENTAI_PROCESSOR_ID"),
+    ],
+)
+def test_a_denied_or_unknown_processor_says_what_to_fix(setup: Setup, tmp_path, code, status, says) -> None:
+    setup.fake.failures = [(code, status)]
     row = ingest(setup, numbered_pdf(tmp_path / "locked-out.pdf", 1))
     assert row.status == "failed"
-    assert "roles/documentai.apiUser" in row.error and "fake-project" in row.error, row.error
+    assert says in row.error and f"({code} {status})" in row.error, row.error
     assert "projects/fake-project/locations/eu/processors/ocr-processor" in row.error
 
 
@@ -215,3 +226,29 @@ def test_segcite_parse_uses_document_ai_when_a_processor_is_configured(setup: Se
     assert shards[1]["shardInfo"] == {"shardIndex": 1, "shardCount": 2, "textOffset": len(shards[0]["text"])}
     assert [p["pageNumber"] for p in shards[1]["pages"]] == list(range(16, 21))
     assert f"{pdf}: pages 16-20 read by Document AI (2 of 2)" in result.stderr.splitlines()
+
+
+def test_imageless_mode_sends_30_pages_a_request_and_the_limit_is_documents_ai(setup: Setup, tmp_path) -> None:
+    """The adapter alone, on the fake: with DOCUMENTAI_IMAGELESS a 30-page range is one request; without it,
+    Document AI's own 15-page limit refuses it (a permanent error naming the file and its pages)."""
+    import parse
+    from worker.errors import PermanentError
+    from worker.parsing import documentai
+
+    thirty = parse.pdf_pages(numbered_pdf(tmp_path / "long.pdf", 30).read_bytes(), 0, 30)
+    settings = Settings(
+        _env_file=None,
+        documentai_project_id="fake-project",
+        documentai_processor_id="ocr-processor",
+        documentai_endpoint=setup.fake.url,
+        documentai_transport="rest",
+        documentai_imageless=True,
+    )
+    document = documentai.process(settings, thirty, "pdf", what="long.pdf, pages 1-30")
+    assert len(document["pages"]) == 30 and setup.fake.requests[-1]["imageless"] is True
+    with pytest.raises(PermanentError) as refused:
+        documentai.process(settings.model_copy(update={"documentai_imageless": False}), thirty, "pdf",
+                           what="long.pdf, pages 1-30")  # fmt: skip
+    assert str(refused.value) == (
+        "Document AI refused long.pdf, pages 1-30 (400 INVALID_ARGUMENT): Document pages exceed the limit: 15 got 30"
+    )
