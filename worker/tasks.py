@@ -158,14 +158,21 @@ def parse_shard(self: Task, document_id: str, index: int, start: int, stop: int,
     """One page range of a document through Document AI (worker/parsing/stage.py). Transient errors (quota,
     unavailable, deadline) are retried with backoff; a permanent one, or retries run out, fails the document."""
     rt = runtime()
+    work = f"{document_id}:{index}"
+    deliveries = rt.deliveries.count("shard", work, self.request.id, self.request.retries)
     try:
-        return parsing.parse_shard(rt, document_id, Shard(index, count, start, stop))
+        if deliveries > rt.settings.segcite_max_redeliveries:  # a page range that kills its worker every time
+            raise PermanentError(f"a worker stopped {deliveries - 1} times while parsing pages {start + 1}-{stop}")
+        result = parsing.parse_shard(rt, document_id, Shard(index, count, start, stop))
+        rt.deliveries.forget("shard", work)
+        return result
     except PermanentError as exc:
         error = str(exc)
     except TRANSIENT_ERRORS as exc:
         if self.request.retries < self.max_retries:
             raise  # autoretry_for retries it
         error = f"gave up after {self.max_retries} retries: {describe_transient(exc)}"
+    rt.deliveries.forget("shard", work)
     log.warning("document %s: shard %d failed: %s", document_id, index, error)
     try:
         mark_failed(rt, "ingest", document_id, error)
