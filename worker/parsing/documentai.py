@@ -80,7 +80,6 @@ def client(settings: Settings) -> Any:
 def process(settings: Settings, content: bytes, kind: str, *, what: str) -> dict[str, Any]:
     """Document AI's Document for `content` (a PDF of at most the online page limit, or an image), as a JSON dict.
     `what` names the user's file and pages in messages (`report.pdf, pages 16-30`)."""
-    from google.api_core import exceptions as google
     from google.cloud import documentai
 
     request = documentai.ProcessRequest(
@@ -91,40 +90,57 @@ def process(settings: Settings, content: bytes, kind: str, *, what: str) -> dict
     )
     try:
         response = client(settings).process_document(request=request, retry=None, timeout=settings.documentai_timeout)
-    except (google.TooManyRequests, google.ServiceUnavailable, google.GatewayTimeout, google.DeadlineExceeded,
-            google.InternalServerError) as exc:  # fmt: skip
-        raise TransientError(f"Document AI is busy or unavailable ({_code(exc)}) for {what}") from exc
-    except google.Forbidden as exc:  # PERMISSION_DENIED (gRPC), 403 (REST)
-        raise PermanentError(
-            f"Document AI denied access to processor {processor_name(settings)} ({_code(exc)}): the service "
-            f"account needs the role roles/documentai.apiUser on project {settings.documentai_project_id}"
-        ) from exc
-    except google.NotFound as exc:
-        raise PermanentError(
-            f"Document AI has no processor {processor_name(settings)} ({_code(exc)}): check DOCUMENTAI_PROJECT_ID, "
-            "DOCUMENTAI_LOCATION and DOCUMENTAI_PROCESSOR_ID"
-        ) from exc
-    except google.BadRequest as exc:  # INVALID_ARGUMENT (gRPC), 400 (REST)
-        raise PermanentError(f"Document AI refused {what} ({_code(exc)}): {_reason(exc)}") from exc
-    except google.GoogleAPICallError as exc:
-        raise PermanentError(f"Document AI failed on {what} ({_code(exc)})") from exc
-    except (ConnectionError, TimeoutError) as exc:
-        raise TransientError(f"Document AI did not answer for {what}: {_first_line(exc)}") from exc
     except Exception as exc:
-        import requests
-
-        if isinstance(exc, requests.RequestException):
-            raise TransientError(f"Document AI did not answer for {what}: {_first_line(exc)}") from exc
-        raise
+        ours = _ours(exc, settings, what)
+        if ours is None:
+            raise
+        raise ours from exc
     json = documentai.Document.to_json(
         response.document, indent=None, use_integers_for_enums=False, always_print_fields_with_no_presence=False
     )
     return orjson.loads(json)
 
 
+def _ours(exc: Exception, settings: Settings, what: str) -> Exception | None:
+    """A library's error as ours (None: a bug, left as it is). Transient: retried with backoff by the task."""
+    import requests
+    from google.api_core import exceptions as google
+    from google.auth import exceptions as auth
+
+    processor = processor_name(settings)
+    transient = (google.TooManyRequests, google.ServiceUnavailable, google.GatewayTimeout, google.InternalServerError)
+    if isinstance(exc, transient):  # RESOURCE_EXHAUSTED, UNAVAILABLE, DEADLINE_EXCEEDED, INTERNAL
+        return TransientError(f"Document AI is busy or unavailable ({_code(exc)}) for {what}")
+    if isinstance(exc, google.Forbidden):  # PERMISSION_DENIED (gRPC), 403 (REST)
+        return PermanentError(
+            f"Document AI denied access to processor {processor} ({_code(exc)}): the service account needs the "
+            f"role roles/documentai.apiUser on project {settings.documentai_project_id}"
+        )
+    if isinstance(exc, google.Unauthorized):
+        return PermanentError(
+            f"Document AI did not accept segcite's credentials ({_code(exc)}): point GOOGLE_APPLICATION_CREDENTIALS "
+            "at a key of a service account with roles/documentai.apiUser"
+        )
+    if isinstance(exc, google.NotFound):
+        return PermanentError(
+            f"Document AI has no processor {processor} ({_code(exc)}): check DOCUMENTAI_PROJECT_ID, "
+            "DOCUMENTAI_LOCATION and DOCUMENTAI_PROCESSOR_ID"
+        )
+    if isinstance(exc, google.BadRequest):  # INVALID_ARGUMENT (gRPC), 400 (REST)
+        return PermanentError(f"Document AI refused {what} ({_code(exc)}): {_reason(exc)}")
+    if isinstance(exc, google.GoogleAPICallError):
+        return PermanentError(f"Document AI failed on {what} ({_code(exc)})")
+    if isinstance(exc, (ConnectionError, TimeoutError, requests.RequestException, auth.TransportError)):
+        return TransientError(f"Document AI did not answer for {what}: {_first_line(exc)}")
+    if isinstance(exc, auth.GoogleAuthError):  # no usable credentials: a refused refresh, a bad key file
+        return PermanentError(f"no usable Google credentials for Document AI: {_first_line(exc)}")
+    return None
+
+
 # Google's HTTP codes for the canonical error codes (the REST transport's errors carry only the HTTP one).
 _CANONICAL = {
     400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
     403: "PERMISSION_DENIED",
     404: "NOT_FOUND",
     429: "RESOURCE_EXHAUSTED",
