@@ -17,9 +17,13 @@ from conftest import Listener, segcite, service_env
 from docai_fake import make_pdf
 from docai_synth import PageSpec, build_document
 
+from parse import tesseract_available
 from worker.app_actions import DOCUMENT_DONE, upload, wait_for, workspace_id
 from worker.objects import LocalFolderStore
 
+needs_tesseract = pytest.mark.skipif(
+    not tesseract_available(), reason="Tesseract is not installed (Debian: tesseract-ocr; .ci/run installs it)"
+)
 PAGES = [
     "Harbor report\nThe Eastwick harbor handled 4,200 ships in 2025.",
     "Second page\nThe lighthouse on Gull Rock was rebuilt in 1911.",
@@ -110,6 +114,7 @@ def test_a_pdf_is_parsed_then_ingested_with_page_correct_segments(
     assert "Gull Rock" not in by_page[0] + by_page[2]
 
 
+@needs_tesseract
 def test_an_image_is_read_by_ocr_and_ingested(celery_worker, store, objects, migrated, report_pdf, tmp_path) -> None:
     workspace = workspace_id(f"parse-{uuid.uuid4()}")
     row = ingest(store, objects, workspace, page_png(report_pdf, 1, tmp_path / "photo.png"))
@@ -162,6 +167,7 @@ def test_a_file_the_limits_refuse_fails_with_a_reason_and_leaves_nothing(
     assert ingest(store, objects, workspace, report_pdf).status == "ingested"
 
 
+@needs_tesseract
 def test_the_cli_ingests_a_folder_and_names_what_it_skipped(
     services, service_home, celery_worker, report_pdf, tmp_path
 ) -> None:
