@@ -14,10 +14,18 @@ Celery, no settings: the caller passes limits in and writes the shards out.
   `image` {content (base64), mimeType, width, height} of at most ~1.5 megapixels, and `shardInfo`
   {shardIndex, shardCount, textOffset} as strings). Pages are read one at a time; `on_page(done, total)` is
   called after each. PDF pages with a text layer are read by pypdfium2, other pages and images by Tesseract.
-- `ParseError`: one line a user can act on: not a PDF or an image, an encrypted, corrupt or empty PDF, an image
-  over 40 megapixels, more pages than `max_pages`, a page OCR cannot read, Tesseract missing.
+- `ParseError`: one line a user can act on, naming no internal path: not a PDF or an image, an encrypted,
+  corrupt or empty PDF, an image over 40 megapixels, more pages than `max_pages`, Tesseract or one of its
+  language packs missing (naming the package to install), a page OCR cannot read.
+- `check_page_limit(count, max_pages)`: the ParseError of the page limit (for a parser that counts pages
+  itself, as the Document AI path does with `page_count`); `DEFAULT_MAX_PAGES` (2000),
+  `DEFAULT_PAGES_PER_SHARD` (15: Document AI's online limit).
+- `IMAGE_KINDS`: the kinds of `detect_kind` that are images; `NOT_SUPPORTED`: the message for anything else.
+- `tesseract_available()`: whether OCR can run here (`tesseract` on PATH).
 
 `segcite ingest` / `ingest.build_segments` read the shards as they read Document AI's.
+PDFium is not thread-safe: parse in one thread per process at a time (Celery's prefork pool does); OCR runs
+Tesseract as a child process on one core (OMP_THREAD_LIMIT=1).
 """
 
 from parse.errors import ParseError

@@ -17,8 +17,11 @@ IMAGE_KINDS = frozenset({"png", "jpeg", "tiff", "gif", "bmp", "webp"})
 
 def detect_kind(data: bytes) -> str | None:
     """ "pdf", "png", "jpeg", "tiff", "gif", "bmp" or "webp"; None for anything else (Document AI JSON, text)."""
+    head = data[:1024]
+    if head.lstrip()[:1] in (b"{", b"["):  # JSON, even one whose text quotes a PDF header
+        return None
     # PDF readers accept the header anywhere in the first 1024 bytes (some files start with junk or a BOM).
-    if data[:1024].find(b"%PDF-") != -1:
+    if b"%PDF-" in head:
         return "pdf"
     if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
         return "webp"

@@ -88,7 +88,7 @@ def _shards(
 ) -> Iterator[dict[str, Any]]:
     shard_count = -(-total // pages_per_shard)
     writer = ShardWriter()
-    text_offset = 0
+    text_offset = done = 0
     for done, (layout, picture) in enumerate(pages, start=1):
         image = images.encode(picture)
         picture.close()
@@ -99,6 +99,8 @@ def _shards(
             yield writer.shard(mime_type, (done - 1) // pages_per_shard, shard_count, text_offset)
             text_offset += writer.length
             writer = ShardWriter()
+    if done < total:  # a TIFF whose directory counts more frames than it holds: never a silent short document
+        raise ParseError(f"page {done + 1} of {total} cannot be read: the file is damaged")
 
 
 def _pdf_pages(data: bytes, languages: str) -> Iterator[tuple[PageLayout, Image.Image]]:
@@ -120,12 +122,14 @@ def _pdf_page(page: pdfium.PdfPage, index: int, languages: str) -> tuple[PageLay
         fine = images.render_page(page, ocr.OCR_PIXELS)
         layout = ocr.ocr_page(fine, languages=languages, where=f"page {index + 1}")
         return layout, images.fit(fine, images.PAGE_IMAGE_PIXELS)
+    except pdfium.PdfiumError:
+        raise ParseError(f"page {index + 1} of the PDF cannot be read: the file is damaged") from None
     finally:
         page.close()
 
 
 def _image_pages(data: bytes, languages: str) -> Iterator[tuple[PageLayout, Image.Image]]:
     with images.open_image(data) as image:
-        for index, frame in enumerate(images.frames(image)):
+        for index, frame in enumerate(images.frames(image, ocr.OCR_PIXELS)):
             layout = ocr.ocr_page(images.fit(frame, ocr.OCR_PIXELS), languages=languages, where=f"page {index + 1}")
             yield layout, images.fit(frame, images.PAGE_IMAGE_PIXELS)

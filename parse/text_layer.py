@@ -125,8 +125,10 @@ def _lines(textpage: pdfium.PdfTextPage, frame: PageFrame) -> list[Line]:
         if last is not None:
             l_left, l_bottom, l_right, l_top = last
             height = max(l_top - l_bottom, c_top - c_bottom)
-            # Another baseline, or a jump back: the line ended without a break PDFium could infer.
-            if abs(c_bottom - l_bottom) > 0.5 * height or c_right < l_left - 0.5 * height:
+            overlap = min(l_top, c_top) - max(l_bottom, c_bottom)
+            # Beside the previous character by less than half the smaller one's height (a superscript keeps more),
+            # or a jump back: the line ended without a break PDFium could infer.
+            if overlap < 0.5 * min(l_top - l_bottom, c_top - c_bottom) or c_right < l_left - 0.5 * height:
                 end_line()
             elif c_left - l_right > 0.6 * height:  # a wide gap: a new word
                 end_word()

@@ -55,6 +55,12 @@ LATIN = [
     Placed(1, 96, 900, 20, "Saffron costs more than silver."),
 ]
 GREEK_CYRILLIC = Placed(0, 96, 700, 20, "Ελληνικά γράμματα και Кириллица текст")
+# Flowing text on page 2: two paragraphs, the first wrapping over lines and holding a superscript.
+FLOWING = [
+    "Water boils at 100 degrees<sup>1</sup> at sea level, so the kettle whistles long before the pasta is ready "
+    "and the cook has time to grate the cheese and set the table.",
+    "A second paragraph starts here.",
+]
 TABLE_LEFT, TABLE_TOP, COLUMN_W, ROW_H = 96, 400, 160, 40
 TABLE = [["Item", "Qty", "Price"], ["Pears", "12", "3.50"], ["Plums", "7", "2.25"]]
 
@@ -71,6 +77,9 @@ def _html() -> str:
     pages = []
     for number in (0, 1):
         body = "".join(line(p) for p in [*LATIN, GREEK_CYRILLIC] if p.page == number)
+        if number == 1:
+            body += '<div style="position:absolute;left:96px;top:640px;width:420px;font-size:16px">'
+            body += "".join(f"<p>{text}</p>" for text in FLOWING) + "</div>"
         if number == 0:
             body += f'<table style="left:{TABLE_LEFT}px;top:{TABLE_TOP}px">{rows}</table>'
         pages.append(f'<div class="page">{body}</div>')
@@ -169,6 +178,8 @@ def test_detect_kind_by_the_first_bytes(text_pdf: bytes) -> None:
     assert kinds == {kind: kind for kind in kinds}
     assert parse.detect_kind(text_pdf) == "pdf"
     assert parse.detect_kind(b'{"text": "BM", "pages": []}') is None
+    assert parse.detect_kind(b'{"text": "%PDF-1.7 is the header of a PDF"}') is None
+    assert parse.detect_kind(b"\xef\xbb\xbf\n%PDF-1.4\n") == "pdf"  # junk before the header, as readers allow
     assert parse.detect_kind(b"BM not a bitmap") is None
 
 
@@ -200,6 +211,21 @@ def test_table_cells_read_row_by_row_inside_their_cells(text_shards: list[dict])
             assert top - TOLERANCE <= y0 < y1 <= top + ROW_H / PAGE_H + TOLERANCE, cell
 
 
+def test_paragraphs_of_flowing_text(text_shards: list[dict]) -> None:
+    (shard,) = text_shards
+    page = shard["pages"][1]
+
+    def anchored(element: dict) -> str:
+        (segment,) = element["layout"]["textAnchor"]["textSegments"]
+        return shard["text"][int(segment.get("startIndex", 0)) : int(segment["endIndex"])]
+
+    paragraphs = [" ".join(anchored(p).split()) for p in page["paragraphs"]]
+    first = FLOWING[0].replace("<sup>1</sup>", "1")
+    assert paragraphs[-2:] == [first, FLOWING[1]]
+    lines = [anchored(line) for line in page["lines"]]
+    assert len([line for line in lines if line.strip() and line.strip() in first]) >= 3  # it wraps
+
+
 def test_document_ai_shape(text_shards: list[dict]) -> None:
     (shard,) = text_shards
     text = shard["text"]
@@ -208,7 +234,7 @@ def test_document_ai_shape(text_shards: list[dict]) -> None:
     assert page["dimension"]["unit"] == "pixels"
     assert width * height <= 1_550_000 and abs(width / height - PAGE_W / PAGE_H) < 0.01
     image = page["image"]
-    assert (image["width"], image["height"], image["mimeType"]) == (width, height, "image/jpeg")
+    assert (image["width"], image["height"], image["mimeType"]) == (width, height, "image/png")  # black on white
     assert Image.open(io.BytesIO(base64.b64decode(image["content"]))).size == (width, height)
     # Lines end in "\n" and hold their tokens; paragraphs and blocks hold whole lines; the heading is its own.
     line_texts = []
@@ -225,6 +251,19 @@ def test_document_ai_shape(text_shards: list[dict]) -> None:
     (two,) = shard["pages"][1]["layout"]["textAnchor"]["textSegments"]
     assert int(one["endIndex"]) == int(two["startIndex"])
     assert int(two["endIndex"]) == len(text)
+
+
+def test_page_images_gray_text_as_png_color_and_noise_as_jpeg(text_shards: list[dict]) -> None:
+    from parse.images import encode
+
+    page = Image.open(io.BytesIO(base64.b64decode(text_shards[0]["pages"][0]["image"]["content"])))
+    assert page.mode == "L"
+    tinted = page.convert("RGB")
+    tinted.putpixel((500, 500), (255, 0, 0))  # one red pixel makes it a color page
+    noise = Image.effect_noise(page.size, 64)  # a gray photo: a JPEG is smaller
+    kinds = [encode(image).mime_type for image in (page, tinted, noise)]
+    assert kinds == ["image/png", "image/jpeg", "image/jpeg"]
+    assert Image.open(io.BytesIO(encode(tinted).content)).mode == "RGB"
 
 
 def test_ingest_gives_page_correct_segments_with_boxes_and_lines(text_shards: list[dict]) -> None:
@@ -297,6 +336,16 @@ def test_ocr_of_images_multi_page_tiff_and_transparent_png(text_pdf: bytes, need
     found = tokens(shards)
     assert_near(find(found, 1, "Zebras"), LATIN[3].words()[0][1], "Zebras")
     assert not [w for p, w, _ in found if p == 1 and w == "Apples"]
+    # A photo-sized JPEG (15 megapixels) is decoded at half its size, and its boxes are still where the words are.
+    photo = io.BytesIO()
+    pdfium.PdfDocument(text_pdf)[1].render(scale=400 / 72).to_pil().save(photo, format="JPEG", quality=90)
+    assert Image.open(photo).width * Image.open(photo).height > 4 * 3_500_000  # drafted to a half
+    from parse.images import frames
+
+    width, height = Image.open(photo).size
+    assert next(frames(Image.open(photo), 3_500_000)).size == (-(-width // 2), -(-height // 2))
+    found = tokens(list(parse.parse_local(photo.getvalue())))
+    assert_near(find(found, 0, "Zebras"), LATIN[3].words()[0][1], "Zebras in a JPEG")
     # Black text on a transparent background: read as a viewer shows it, on white.
     page = pictures[1].convert("L")
     transparent = Image.new("LA", page.size)
@@ -402,6 +451,14 @@ def _empty_pdf() -> bytes:
     return out.getvalue()
 
 
+def _cut_tiff() -> bytes:
+    """A three-page TIFF cut short: its first directory promises pages it no longer holds."""
+    out = io.BytesIO()
+    pages = [Image.new("L", (400, 300), 255) for _ in range(3)]
+    pages[0].save(out, format="TIFF", save_all=True, append_images=pages[1:])
+    return out.getvalue()[: len(out.getvalue()) // 2]
+
+
 def _huge_png() -> bytes:
     out = io.BytesIO()
     Image.new("L", (6500, 6400), 255).save(out, format="PNG")  # 41.6 megapixels
@@ -421,9 +478,10 @@ def _huge_png() -> bytes:
             lambda: b"\x89PNG\r\n\x1a\n" + b"\0" * 64,
             "the image is corrupt or cannot be read (export it again as PNG or JPEG)",
         ),
+        (_cut_tiff, "the image is corrupt or cannot be read (export it again as PNG or JPEG)"),
         (lambda: b'{"text": "already Document AI JSON"}', "not a PDF or an image (PNG, JPEG, TIFF, GIF, BMP or WEBP)"),
     ],
-    ids=["corrupt-pdf", "zero-pages", "41-megapixels", "corrupt-png", "json"],
+    ids=["corrupt-pdf", "zero-pages", "41-megapixels", "corrupt-png", "cut-tiff", "json"],
 )
 def test_what_cannot_be_parsed_is_refused_with_one_line(make, message: str) -> None:
     data = make()
@@ -431,6 +489,16 @@ def test_what_cannot_be_parsed_is_refused_with_one_line(make, message: str) -> N
         with pytest.raises(parse.ParseError) as raised:
             call(data)
         assert str(raised.value) == message
+
+
+def test_a_cut_image_is_refused_while_parsing_never_read_in_part() -> None:
+    out = io.BytesIO()
+    Image.effect_noise((300, 200), 50).save(out, format="JPEG")
+    cut = out.getvalue()[: len(out.getvalue()) * 9 // 10]
+    assert parse.page_count(cut) == 1  # the header is whole
+    with pytest.raises(parse.ParseError) as raised:
+        list(parse.parse_local(cut))
+    assert str(raised.value) == "the image is corrupt or cannot be read (export it again as PNG or JPEG)"
 
 
 def test_the_page_limit_is_checked_before_any_page_is_read(text_pdf: bytes) -> None:
@@ -581,3 +649,16 @@ def test_the_image_carries_the_parser_and_tesseract() -> None:
     dockerfile = (repo / "Dockerfile").read_text()
     assert "COPY parse parse" in dockerfile.splitlines()
     assert "apt-get install -y --no-install-recommends tesseract-ocr" in dockerfile
+
+
+def test_japanese_text_when_a_font_has_it(tmp_path: Path) -> None:
+    listed = subprocess.run(["fc-list", ":lang=ja", "family"], capture_output=True, text=True, check=False)
+    if not listed.stdout.strip():
+        pytest.skip("no font with Japanese glyphs here (Debian: fonts-noto-cjk)")
+    family = listed.stdout.splitlines()[0].split(",")[0]
+    sentence = "東京の桜は三月に咲きます"
+    html = f'<!doctype html><meta charset="utf-8"><p style="font: 24px \'{family}\'">{sentence}</p>'
+    (shard,) = parse.parse_local(print_pdf(html, tmp_path))
+    assert sentence in "".join(shard["text"].split())  # (whether PDFium puts spaces between ideographs or not)
+    (segment,) = build_segments([shard], "ja")
+    assert sentence in "".join(segment.text.split()) and segment.page_idx == 0
