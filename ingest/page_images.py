@@ -60,6 +60,7 @@ class _Shard(Base):
     pages: tuple[_Page, ...] = ()
     shardInfo: ShardInfo | None = None
     shard_info: ShardInfo | None = None
+    document: Raw = NO_RAW  # a ProcessResponse: its pages are its document's (design §3)
 
 
 _SHARD = msgspec.json.Decoder(_Shard, strict=False)
@@ -75,9 +76,12 @@ def page_images(docai: bytes | Sequence[bytes]) -> Iterator[PageImage]:
     shards = []
     for blob in blobs:
         try:
-            shards.append(_SHARD.decode(blob))
+            shard = _SHARD.decode(blob)
+            if not shard.pages and shard.document:
+                shard = _SHARD.decode(shard.document)
         except msgspec.DecodeError:
             continue
+        shards.append(shard)
     shards.sort(key=_shard_index)
     for shard in shards:
         for number, page in enumerate(shard.pages, start=1):

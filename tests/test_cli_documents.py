@@ -187,4 +187,4 @@ def test_ingest_of_a_folder_without_json_is_one_line(env, tmp_path) -> None:
     empty.mkdir()
     result = segcite(env, "ingest", str(empty))
     assert (result.returncode, result.stdout) == (2, "")
-    assert result.stderr.splitlines() == [f"error: {empty}: no JSON files in this folder"]
+    assert result.stderr.splitlines() == [f"error: {empty}: no Document AI JSON, PDF or image in this folder"]

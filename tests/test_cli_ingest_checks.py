@@ -50,7 +50,7 @@ def write_json(path: Path, document: object) -> Path:
     [
         (b"", "the file is empty; expected Document AI JSON"),
         (b"  \n", "the file is empty; expected Document AI JSON"),
-        (b"%PDF-1.7", "not valid JSON (JSON is malformed: invalid character (byte 0)); expected Document AI JSON"),
+        (b"%PDF-1.7", "the PDF is corrupt or not a PDF (PDFium cannot read it): export it again"),
         (
             b'{"responses": [], "totalPages": 1}',
             "not a Document AI Document: no `text`, `pages` or `documentLayout` (keys found: responses, totalPages)",

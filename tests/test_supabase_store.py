@@ -248,11 +248,11 @@ def test_stale_work_asks_for_unfinished_rows_or_only_started_ones(store) -> None
     documents = mock.get(f"{URL}/rest/v1/documents").mock(return_value=httpx.Response(200, json=[{"id": DOC}]))
     messages = mock.get(f"{URL}/rest/v1/messages").mock(return_value=httpx.Response(200, json=[]))
     assert supabase.stale(960) == ([DOC], [])
-    assert documents.calls.last.request.url.params["status"] == "in.(uploaded,parsed,ingesting,deleting)"
+    assert documents.calls.last.request.url.params["status"] == "in.(uploaded,parsing,parsed,ingesting,deleting)"
     assert messages.calls.last.request.url.params["status"] == "in.(pending,processing)"
     assert messages.calls.last.request.url.params["role"] == "eq.assistant"
     assert supabase.stale(960, started_only=True) == ([DOC], [])  # the periodic pass: queued work is left alone
-    assert documents.calls.last.request.url.params["status"] == "in.(parsed,ingesting,deleting)"
+    assert documents.calls.last.request.url.params["status"] == "in.(parsing,parsed,ingesting,deleting)"
     assert messages.calls.last.request.url.params["status"] == "in.(processing)"
     assert documents.calls.last.request.url.params["updated_at"].startswith("lt.")
 

@@ -19,6 +19,7 @@ QUERY_QUEUE = "query"
 ROUTES = {
     "segcite.ingest_document": INGEST_QUEUE,
     "segcite.delete_document": INGEST_QUEUE,
+    "segcite.parse_shard": INGEST_QUEUE,  # one page range of a PDF through Document AI (worker/parsing)
     "segcite.answer_message": QUERY_QUEUE,
 }
 

@@ -79,7 +79,7 @@ def shard_paths(folder: Path) -> list[Path]:
     """A folder's JSON files (one document's shards) in name order; a folder without any is refused."""
     shards = sorted(folder.glob("*.json"))
     if not shards:
-        raise UploadError(f"{folder}: no JSON files in this folder")
+        raise UploadError(f"{folder}: no Document AI JSON, PDF or image in this folder")
     return shards
 
 
@@ -117,9 +117,12 @@ def upload(
         if existing.status in DOCUMENT_UNFINISHED or (existing.status == DocumentStatus.INGESTED and not force):
             return Upload(existing, path.name, Outcome.REUSED)
         outcome = Outcome.FORCED if existing.status == DocumentStatus.INGESTED else Outcome.RETRIED
-        return Upload(_ingest_again(store, objects, existing.id, path, blobs, digest), path.name, outcome)
+        # A failed parse tried again keeps the shards Document AI gave already; a forced one parses again.
+        reparse = outcome == Outcome.FORCED
+        return Upload(_ingest_again(store, objects, existing.id, path, blobs, digest, reparse), path.name, outcome)
     if document_id is not None and store.get_document(document_id) is not None:
-        return Upload(_ingest_again(store, objects, document_id, path, blobs, digest), path.name, Outcome.REPLACED)
+        replaced = _ingest_again(store, objects, document_id, path, blobs, digest, reparse=True)
+        return Upload(replaced, path.name, Outcome.REPLACED)
     document_id = document_id or str(uuid.uuid4())
     key = _put(objects, document_id, path, blobs)
     try:
@@ -136,7 +139,10 @@ def upload(
 def _put(objects: ObjectStore, document_id: str, path: Path, blobs: Sequence[bytes]) -> str:
     """Store the bytes under the document's key: one object, or a prefix of shards for a folder."""
     if not path.is_dir():
-        key = f"docai/{document_id}.json"
+        from parse import detect_kind
+
+        # A PDF or an image is named for its kind: the worker parses it (by its bytes) and writes its shards beside.
+        key = f"docai/{document_id}.{detect_kind(blobs[0][:1024]) or 'json'}"
         objects.put(key, blobs[0])
         return key
     key = f"docai/{document_id}/"
@@ -146,13 +152,27 @@ def _put(objects: ObjectStore, document_id: str, path: Path, blobs: Sequence[byt
 
 
 def _ingest_again(
-    store: Store, objects: ObjectStore, document_id: str, path: Path, blobs: Sequence[bytes], digest: str
+    store: Store,
+    objects: ObjectStore,
+    document_id: str,
+    path: Path,
+    blobs: Sequence[bytes],
+    digest: str,
+    reparse: bool,
 ) -> DocumentRow:
     """The document, same id, gets these bytes and a new ingest: its segments and chunks are replaced."""
     before = store.get_document(document_id)
+    if reparse and before is not None and before.source_r2_key:  # its shards go: the PDF is parsed again
+        objects.delete(before.docai_raw_r2_key or before.source_r2_key + ".docai/")
     key = _put(objects, document_id, path, blobs)
     document = store.update_document(
-        document_id, status=DocumentStatus.UPLOADED, progress=0.0, error=None, docai_raw_r2_key=key, content_hash=digest
+        document_id,
+        status=DocumentStatus.UPLOADED,
+        progress=0.0,
+        error=None,
+        docai_raw_r2_key=key,
+        source_r2_key=None,
+        content_hash=digest,
     )
     if before is not None and before.status == DocumentStatus.UPLOADED:
         events.document_uploaded(document.id, store)  # no transition, so no trigger: recorded here

@@ -13,6 +13,7 @@ from typing import Any
 from ingest import InvalidDocument, Segment, build_segments
 from worker.errors import MissingObject, PermanentError
 from worker.page_images import delete_page_images, store_page_images
+from worker.parsing import stage as parsing
 from worker.rag import retrieved_segments
 from worker.runtime import Runtime
 from worker.stores.rows import EMBEDDED_AT, PARSED_AT, STORED_AT, DocumentRow, DocumentStatus
@@ -26,6 +27,10 @@ def ingest_document(rt: Runtime, document_id: str) -> dict[str, Any]:
     document = rt.store.get_document(document_id)
     if document is None:
         return {"document_id": document_id, "skipped": "no such document"}
+    # A PDF or an image is parsed first (design §3a), outside the workspace lock: parsing writes only its own
+    # shards. Sent to Document AI as shard tasks, its ingest is recorded in the inbox when the last one is stored.
+    if document.status not in _NOT_TO_INGEST and parsing.begin(rt, document) is None:
+        return {"document_id": document_id, "parsing": True}
     # Under the workspace lock, and with the status read again there: a delete or a second copy of this task
     # that ran meanwhile is seen, so the final state is always one whole ingest or one whole delete.
     with rt.workspace_lock(document.workspace_id) as lock:
@@ -64,7 +69,8 @@ def _ingest_locked(rt: Runtime, document_id: str, lock: WorkspaceLock) -> dict[s
 
 
 def read_docai(rt: Runtime, document: DocumentRow) -> list[bytes]:
-    """The document's Document AI JSON: one object, or the shards under a prefix."""
+    """The document's Document AI JSON: one object, or the shards under a prefix (a ProcessResponse read as the
+    Document it wraps)."""
     if not document.docai_raw_r2_key:
         raise PermanentError(f"{document.filename}: the document has no docai_raw_r2_key: nothing to ingest")
     try:

@@ -22,6 +22,15 @@ class ObjectStore(Protocol):
         """One object's bytes; MissingObject when there is none."""
         ...
 
+    def head(self, key: str, size: int) -> bytes | None:
+        """An object's first `size` bytes (what tells a PDF from JSON); None when there is no object at `key`
+        (a prefix of shards, or nothing)."""
+        ...
+
+    def keys(self, prefix: str) -> list[str]:
+        """The keys of the objects under a prefix (ending in `/`), sorted."""
+        ...
+
     def put(self, key: str, data: bytes, content_type: str = "application/json") -> None: ...
 
     def delete(self, key: str) -> None:
@@ -58,6 +67,20 @@ class LocalFolderStore:
         if not path.is_file():
             raise MissingObject(f"nothing at key {key!r} in the local object folder")
         return path.read_bytes()
+
+    def head(self, key: str, size: int) -> bytes | None:
+        path = self._path(key)
+        if not path.is_file():
+            return None
+        with path.open("rb") as file:
+            return file.read(size)
+
+    def keys(self, prefix: str) -> list[str]:
+        folder = self._path(prefix)
+        if not folder.is_dir():
+            return []
+        root = self.root.resolve()
+        return sorted(str(p.relative_to(root)) for p in folder.rglob("*") if p.is_file() and p.suffix != ".part")
 
     def put(self, key: str, data: bytes, content_type: str = "application/json") -> None:
         path = self._path(key)
@@ -152,6 +175,34 @@ class R2Store:
             raise TransientError(f"R2 error reading {self.url(key)}: {code}") from exc
         except BotoCoreError as exc:
             raise TransientError(f"R2 unreachable reading {self.url(key)}: {exc}") from exc
+
+    def head(self, key: str, size: int) -> bytes | None:
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        if key.endswith("/"):
+            return None
+        try:
+            return self.client.get_object(Bucket=self.bucket, Key=key, Range=f"bytes=0-{size - 1}")["Body"].read()
+        except ClientError as exc:
+            code = exc.response.get("Error", {}).get("Code", "")
+            if code in ("NoSuchKey", "404"):
+                return None
+            if code == "InvalidRange":  # an empty object
+                return b""
+            raise TransientError(f"R2 error reading {self.url(key)}: {code}") from exc
+        except BotoCoreError as exc:
+            raise TransientError(f"R2 unreachable reading {self.url(key)}: {exc}") from exc
+
+    def keys(self, prefix: str) -> list[str]:
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        found: list[str] = []
+        try:
+            for page in self.client.get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=prefix):
+                found.extend(o["Key"] for o in page.get("Contents", []))
+        except (ClientError, BotoCoreError) as exc:
+            raise TransientError(f"R2 error listing {self.url(prefix)}: {exc}") from exc
+        return sorted(found)
 
     def put(self, key: str, data: bytes, content_type: str = "application/json") -> None:
         self.client.put_object(Bucket=self.bucket, Key=key, Body=data, ContentType=content_type)

@@ -1,6 +1,6 @@
 """Everything segcite keeps in Redis, under `segcite:*`: workspace locks, computed answers waiting to be
-published, the delivery counts behind the redelivery cap, and whose turn it is to reconcile. No other module
-spells a key."""
+published, the delivery counts behind the redelivery cap, whose turn it is to reconcile, the Document AI request
+budget, and which shards of a parse are stored. No other module spells a key."""
 
 from __future__ import annotations
 
@@ -14,6 +14,48 @@ WEEK = 7 * 24 * 3600
 
 def workspace_lock_key(workspace_id: str) -> str:
     return f"segcite:lock:workspace:{workspace_id}"
+
+
+def parse_rate_key(project: str) -> str:
+    """The Document AI request budget of one Google Cloud project (worker/parsing/ratelimit.py)."""
+    return f"segcite:docai-rate:{project}"
+
+
+class ParseProgress:
+    """Which shards of a document's parse are stored: the shard tasks run in parallel, and the one that completes
+    the set finishes the parse (once: `claim_finish`). Kept a week; cleared when a parse starts."""
+
+    def __init__(self, client: redis.Redis):
+        self.client = client
+
+    @staticmethod
+    def key(document_id: str) -> str:
+        return f"segcite:parse:{document_id}"
+
+    def start(self, document_id: str, done: list[int]) -> None:
+        key = self.key(document_id)
+        with self.client.pipeline() as pipe:
+            pipe.delete(key, key + ":finish")
+            if done:
+                pipe.sadd(key, *done)
+            pipe.expire(key, WEEK)
+            pipe.execute()
+
+    def shard_done(self, document_id: str, index: int) -> int:
+        """Record one stored shard; returns how many are stored."""
+        key = self.key(document_id)
+        with self.client.pipeline() as pipe:
+            pipe.sadd(key, index)
+            pipe.expire(key, WEEK)
+            pipe.scard(key)
+            return int(pipe.execute()[-1])
+
+    def claim_finish(self, document_id: str, seconds: int) -> bool:
+        """Whether this task finishes the parse (two shards completing the set at once: one does)."""
+        return bool(self.client.set(self.key(document_id) + ":finish", 1, nx=True, ex=seconds))
+
+    def release_finish(self, document_id: str) -> None:
+        self.client.delete(self.key(document_id) + ":finish")
 
 
 def claim_reconcile(client: redis.Redis, seconds: int) -> bool:

@@ -61,6 +61,21 @@ class Settings(BaseSettings):
     segcite_max_chars: int = Field(1200, ge=200, le=8000)
     segcite_page_images: bool = True  # keep each page's image at ingest (design §3 "Page images")
 
+    # The parse stage (design §3a): a PDF or an image -> Document AI JSON. `auto`: documentai where a processor is
+    # configured (DOCUMENTAI_PROJECT_ID and DOCUMENTAI_PROCESSOR_ID), else the offline `local` parser.
+    segcite_parser: Literal["auto", "documentai", "local"] = "auto"
+    segcite_max_pages: int = Field(2000, ge=1, le=100_000)  # per document, checked before any parser call
+    segcite_ocr_languages: str = Field("eng", pattern=r"^[A-Za-z_]+(\+[A-Za-z_]+)*$")  # Tesseract's -l (local)
+    documentai_project_id: str | None = None
+    documentai_location: str = "us"
+    documentai_processor_id: str | None = None
+    documentai_processor_version: str | None = None  # None: the processor's default version
+    documentai_endpoint: str | None = None  # None: https://<location>-documentai.googleapis.com
+    documentai_transport: Literal["grpc", "rest"] = "grpc"
+    documentai_imageless: bool = False  # imageless mode: 30 pages a request instead of 15, no page images back
+    documentai_rate: int = Field(600, ge=1)  # online requests a minute, per project, shared by every worker
+    documentai_timeout: float = Field(120.0, gt=0)  # seconds one request may take
+
     segcite_task_soft_time_limit: int = Field(900, ge=10)
     segcite_task_time_limit: int = Field(960, ge=15)
     segcite_max_redeliveries: int = Field(3, ge=1)
@@ -86,7 +101,7 @@ class Settings(BaseSettings):
     def _database_url(cls, v: str | None) -> str | None:
         return _check_url(v, ("postgres", "postgresql"))
 
-    @field_validator("supabase_url", "openai_base_url", "r2_endpoint_url")
+    @field_validator("supabase_url", "openai_base_url", "r2_endpoint_url", "documentai_endpoint")
     @classmethod
     def _http_url(cls, v: str | None) -> str | None:
         return _check_url(v, ("http", "https"))
@@ -102,6 +117,13 @@ class Settings(BaseSettings):
     def visibility_timeout(self) -> int:
         """Redis redelivers an unacked task after this; it must exceed the longest task (design §7)."""
         return self.segcite_task_time_limit * 2 + 60
+
+    @property
+    def parser(self) -> str:
+        """The parser in use: `documentai` or `local` (SEGCITE_PARSER, `auto` resolved)."""
+        if self.segcite_parser != "auto":
+            return self.segcite_parser
+        return "documentai" if self.documentai_project_id and self.documentai_processor_id else "local"
 
     @property
     def home(self) -> Path:

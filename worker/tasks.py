@@ -19,6 +19,8 @@ from worker import answers, documents
 from worker.app import app
 from worker.errors import PermanentError, describe_transient, transient_errors
 from worker.inbox import InboxTaker
+from worker.parsing import stage as parsing
+from worker.parsing.shards import Shard
 from worker.reconcile import PeriodicReconcile
 from worker.runtime import Runtime, runtime
 from worker.stores.rows import DOCUMENT_UNFINISHED, MESSAGE_UNFINISHED, DocumentStatus
@@ -142,6 +144,41 @@ def delete_document(document_id: str) -> dict[str, Any]:
 )
 def answer_message(message_id: str) -> dict[str, Any]:
     return answers.answer_message(runtime(), message_id, claimant=answer_message.request.id)
+
+
+@app.task(
+    name="segcite.parse_shard",
+    bind=True,
+    autoretry_for=TRANSIENT_ERRORS,
+    retry_backoff=True,
+    retry_backoff_max=RETRY_BACKOFF_MAX,
+    retry_jitter=True,
+)
+def parse_shard(self: Task, document_id: str, index: int, start: int, stop: int, count: int) -> dict[str, Any]:
+    """One page range of a document through Document AI (worker/parsing/stage.py). Transient errors (quota,
+    unavailable, deadline) are retried with backoff; a permanent one, or retries run out, fails the document."""
+    rt = runtime()
+    work = f"{document_id}:{index}"
+    deliveries = rt.deliveries.count("shard", work, self.request.id, self.request.retries)
+    try:
+        if deliveries > rt.settings.segcite_max_redeliveries:  # a page range that kills its worker every time
+            raise PermanentError(f"a worker stopped {deliveries - 1} times while parsing pages {start + 1}-{stop}")
+        result = parsing.parse_shard(rt, document_id, Shard(index, count, start, stop))
+        rt.deliveries.forget("shard", work)
+        return result
+    except PermanentError as exc:
+        error = str(exc)
+    except TRANSIENT_ERRORS as exc:
+        if self.request.retries < self.max_retries:
+            raise  # autoretry_for retries it
+        error = f"gave up after {self.max_retries} retries: {describe_transient(exc)}"
+    rt.deliveries.forget("shard", work)
+    log.warning("document %s: shard %d failed: %s", document_id, index, error)
+    try:
+        mark_failed(rt, "ingest", document_id, error)
+    except TRANSIENT_ERRORS:
+        record_failure.apply_async(("ingest", document_id, error), countdown=1)
+    return {"document_id": document_id, "shard": index, "failed": error}
 
 
 def row_task(job: str) -> RowTask:

@@ -1,6 +1,8 @@
 """What `segcite ingest` checks on this machine before it stores or queues anything: that each file (a folder:
-its shards) is a document the worker would accept. The verdict is the worker's own parser's (`build_segments`,
-which reads tens of megabytes in milliseconds), so a file refused here would have been a `failed` row there."""
+its shards) is a document the worker would accept. The verdict is the worker's own: `build_segments` for
+Document AI JSON (a ProcessResponse read as its document), which reads tens of megabytes in milliseconds, and
+the parse stage's limits for a PDF or an image (readable, not encrypted, pages within SEGCITE_MAX_PAGES), so a
+file refused here would have been a `failed` row there. A folder's other files are named as skipped, with why."""
 
 from __future__ import annotations
 
@@ -9,13 +11,54 @@ from pathlib import Path
 from ingest import InvalidDocument, build_segments
 
 _CHECK_ID = "local-check"  # segment ids need a document id; these segments are thrown away
+_HEAD_BYTES = 1024
+SKIPPED_REASON = "not Document AI JSON, a PDF or an image"
 
 
-def upload_problem(path: Path, max_chars: int) -> str | None:
+def expand(paths: list[Path]) -> tuple[list[Path], list[str]]:
+    """The uploads the paths name: a file is one; a folder is its JSON files (one document's shards) plus each
+    PDF or image in it as a document of its own. Returns them, and a line for every file of a folder left out."""
+    uploads: list[Path] = []
+    skipped: list[str] = []
+    for path in paths:
+        if not path.is_dir():
+            uploads.append(path)
+            continue
+        entries = sorted(path.iterdir())
+        found = len(uploads)
+        if any(entry.is_file() and entry.suffix == ".json" for entry in entries):
+            uploads.append(path)  # its JSON files, as the shards of one document
+        for entry in entries:
+            if entry.is_dir():
+                skipped.append(f"{entry}: a folder inside a folder (pass it by name)")
+            elif entry.suffix != ".json":
+                if source_kind(entry):
+                    uploads.append(entry)
+                else:
+                    skipped.append(f"{entry}: {SKIPPED_REASON}")
+        if len(uploads) == found:
+            uploads.append(path)  # nothing in it to ingest: its check says so (`shard_paths`)
+    return uploads, skipped
+
+
+def source_kind(path: Path) -> str | None:
+    """`pdf`, `png`… when the file is a PDF or an image (by its bytes), else None."""
+    from parse import detect_kind
+
+    try:
+        with path.open("rb") as file:
+            return detect_kind(file.read(_HEAD_BYTES))
+    except OSError:
+        return None
+
+
+def upload_problem(path: Path, max_chars: int, max_pages: int = 2000) -> str | None:
     """Why `path` cannot be ingested, as one line naming it; None when the worker would accept it."""
     from worker.app_actions import shard_paths
 
     files = shard_paths(path) if path.is_dir() else [path]
+    if not path.is_dir() and source_kind(path):
+        return _source_problem(path, max_pages)
     names = [str(file) for file in files]
     try:
         blobs = [file.read_bytes() for file in files]
@@ -30,7 +73,22 @@ def upload_problem(path: Path, max_chars: int) -> str | None:
                 f"pass them as files: `segcite ingest {path / '*.json'}`"
             )
         message = str(exc)
+        if files[0].suffix != ".json" and message.startswith(tuple(names)) and "not valid JSON" in message:
+            return f"{path}: {SKIPPED_REASON}"
         return message if message.startswith(tuple(names)) else f"{path}: {message}"
+    return None
+
+
+def _source_problem(path: Path, max_pages: int) -> str | None:
+    """A PDF or an image: the parse stage's checks (design §3a), before anything is stored."""
+    from parse import ParseError, check_page_limit, page_count
+
+    try:
+        check_page_limit(page_count(path.read_bytes()), max_pages)
+    except ParseError as exc:
+        return f"{path}: {exc}"
+    except OSError as exc:
+        return f"{path}: cannot read it ({exc.strerror})"
     return None
 
 

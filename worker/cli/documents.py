@@ -84,8 +84,10 @@ def _follow(
     if row.status == "ingested":
         click.echo(ingested_line(name, row))
         return True
-    if item.queued and row.status == "failed" and row.docai_raw_r2_key:
-        objects.delete(row.docai_raw_r2_key)  # a refused upload leaves no JSON behind (we stored it)
+    if item.queued and row.status == "failed":  # a refused upload leaves nothing behind (we stored it)
+        for key in (row.docai_raw_r2_key, row.source_r2_key):
+            if key:
+                objects.delete(key)
     click.echo(f"{name}: {row.status}: {row.error or 'no reason given'} (document {row.id})", err=True)
     return False
 
@@ -96,16 +98,24 @@ def _follow(
 @click.option("--force", is_flag=True, help="Ingest again a file whose content the workspace already holds.")
 @click.option("--timeout", type=SECONDS, default=600, show_default=True, help="Seconds to wait per document.")
 def ingest(files: tuple[Path, ...], workspace: str, force: bool, timeout: float) -> None:
-    """Upload Document AI JSON files (a folder = one document's shards) and wait until they are ingested.
+    """Upload PDFs, images or Document AI JSON files and wait until they are ingested. A folder: its JSON files
+    are one document's shards, each PDF or image in it a document; anything else in it is named as skipped.
+    PDFs and images are parsed by the worker (SEGCITE_PARSER: Document AI, or offline), with progress per page.
 
     The same content in the same workspace is one document: uploading it again reuses it, and --force
     ingests it again in place (same document id, its segments and chunks rebuilt)."""
-    from worker.cli.checks import upload_problem
+    from worker.cli.checks import expand, upload_problem
 
-    paths = list(files)
+    paths, skipped = expand(list(files))
+    for line in skipped:
+        click.echo(f"skipped {line}", err=True)
     settings = load_settings()
     # Every file is read here first: one the worker would refuse is refused now, before any row or object exists.
-    problems = [line for line in (upload_problem(p, settings.segcite_max_chars) for p in paths) if line]
+    problems = [
+        line
+        for line in (upload_problem(p, settings.segcite_max_chars, settings.segcite_max_pages) for p in paths)
+        if line
+    ]
     if problems:
         for line in problems:
             click.echo(f"error: {line}", err=True)
@@ -196,6 +206,8 @@ def _run_delete(settings: Settings, services: Services, row: DocumentRow, timeou
     if done is not None and done.status == DocumentStatus.FAILED:
         return f"the delete failed: {done.error or 'no reason given'}"
     objects = make_object_store(settings)
-    if isinstance(objects, LocalFolderStore) and row.docai_raw_r2_key:
-        objects.delete(row.docai_raw_r2_key)  # the embedded default's copy; an app's R2 objects are the app's
+    if isinstance(objects, LocalFolderStore):  # the embedded default's copies; an app's R2 objects are the app's
+        for key in (row.docai_raw_r2_key, row.source_r2_key):
+            if key:
+                objects.delete(key)
     return None

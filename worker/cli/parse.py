@@ -5,11 +5,17 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from worker.cli.errors import UserError
+
+if TYPE_CHECKING:
+    from worker.parsing.shards import Shard
+    from worker.settings import Settings
 
 _SHARD_GLOB = "[0-9][0-9][0-9][0-9].json"
 
@@ -19,7 +25,12 @@ _SHARD_GLOB = "[0-9][0-9][0-9][0-9].json"
 @click.option(
     "--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path), help="Folder for the shards."
 )
-@click.option("--max-pages", type=click.IntRange(1), default=None, help="Refuse longer documents (default 2000).")
+@click.option(
+    "--max-pages",
+    type=click.IntRange(1),
+    default=None,
+    help="Refuse longer documents (default: SEGCITE_MAX_PAGES, 2000).",
+)
 @click.option(
     "--ocr-languages",
     default="eng",
@@ -28,8 +39,9 @@ _SHARD_GLOB = "[0-9][0-9][0-9][0-9].json"
 )
 @click.option("--force", is_flag=True, help="Replace the shards a previous run left in the folder.")
 def parse_command(file: Path, out_dir: Path, max_pages: int | None, ocr_languages: str, force: bool) -> None:
-    """Parse a PDF or an image offline into Document AI JSON shards (DIR/0001.json, …), 15 pages each; progress
-    per page on stderr. `segcite segments DIR --document-id X` then shows the segments segcite makes of them."""
+    """Parse a PDF or an image into Document AI JSON shards (DIR/0001.json, …), 15 pages each, with the parser the
+    worker would use (SEGCITE_PARSER: offline, or Document AI where a processor is configured); progress on
+    stderr. `segcite segments DIR --document-id X` then shows the segments segcite makes of them."""
     import orjson
 
     import parse
@@ -43,14 +55,21 @@ def parse_command(file: Path, out_dir: Path, max_pages: int | None, ocr_language
     if stale and not force:
         raise UserError(f"{out_dir} already holds shards ({stale[0].name}, …): --force replaces them")
 
+    from worker.errors import PermanentError, TransientError
+    from worker.settings import load_settings
+
+    settings = load_settings()
+    limit = max_pages or settings.segcite_max_pages
+
     def progress(done: int, total: int) -> None:
         click.echo(f"{name}: page {done}/{total}", err=True)
 
     try:
-        # The checks (a readable file, the page limit) run at the call, before anything is written.
-        shards = parse.parse_local(
-            data, max_pages=max_pages or parse.DEFAULT_MAX_PAGES, on_page=progress, ocr_languages=ocr_languages
-        )
+        if settings.parser == "documentai":  # SEGCITE_PARSER, or a configured processor (`auto`)
+            shards = _document_ai_shards(settings.model_copy(update={"segcite_max_pages": limit}), data, name)
+        else:
+            # The checks (a readable file, the page limit) run at the call, before anything is written.
+            shards = parse.parse_local(data, max_pages=limit, on_page=progress, ocr_languages=ocr_languages)
         out_dir.mkdir(parents=True, exist_ok=True)
         # Written beside the folder's shards, moved in only when every page is read: nothing half-written.
         staging = Path(tempfile.mkdtemp(prefix=".segcite-parse-", dir=out_dir))
@@ -69,6 +88,19 @@ def parse_command(file: Path, out_dir: Path, max_pages: int | None, ocr_language
             shutil.rmtree(staging, ignore_errors=True)
     except parse.ParseError as exc:
         raise UserError(f"{name}: {exc}") from None
+    except (PermanentError, TransientError) as exc:  # Document AI refused it, is misconfigured, or is down
+        message = str(exc)
+        raise UserError(message if name in message else f"{name}: {message}") from None
     for path in final:
         click.echo(str(path))
     click.echo(f"{name}: {pages} page(s) in {len(final)} shard(s) in {out_dir}", err=True)
+
+
+def _document_ai_shards(settings: Settings, data: bytes, name: str) -> Iterator[dict[str, Any]]:
+    """The shards Document AI makes of the file (worker/parsing/online.py), a line on stderr per page range."""
+    from worker.parsing.online import parse_online
+
+    def shard_progress(shard: Shard) -> None:
+        click.echo(f"{name}: {shard.describe()} read by Document AI ({shard.index + 1} of {shard.count})", err=True)
+
+    return parse_online(settings, data, name=name, on_shard=shard_progress)

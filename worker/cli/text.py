@@ -26,6 +26,11 @@ def progress_line(row: DocumentRow) -> str:
     """Where an ingest stands, in words: the status a worker wrote and, while embedding, how far it got."""
     if row.status == DocumentStatus.UPLOADED:
         return "waiting for a worker"
+    if row.status == DocumentStatus.PARSING:  # progress: the share of pages parsed (worker/parsing)
+        pages = row.page_count or 0
+        return f"parsing page {min(pages, math.floor(row.progress * pages) + 1)} of {pages}" if pages else "parsing"
+    if row.status == DocumentStatus.PARSED and row.segment_count is None:
+        return f"parsed {_count(row.page_count, 'page')}"
     if row.status == DocumentStatus.PARSED:
         return f"read {_count(row.page_count, 'page')}, {_count(row.segment_count, 'segment')}"
     if row.status == DocumentStatus.INGESTING and row.progress >= STORED_AT:
@@ -114,7 +119,7 @@ def documents_table(rows: list[DocumentRow]) -> list[str]:
 
 
 def _status(row: DocumentRow) -> str:
-    if row.status in (DocumentStatus.UPLOADED, DocumentStatus.PARSED, DocumentStatus.INGESTING):
+    if row.status in (DocumentStatus.UPLOADED, DocumentStatus.PARSING, DocumentStatus.PARSED, DocumentStatus.INGESTING):
         return f"{row.status} {math.floor(row.progress * 100)}%"
     return str(row.status)
 

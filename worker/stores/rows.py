@@ -19,6 +19,7 @@ DELTA_EVENT = "message.delta"  # while the model writes (design §6); the row is
 
 class DocumentStatus(StrEnum):
     UPLOADED = "uploaded"
+    PARSING = "parsing"  # a PDF or an image being turned into Document AI JSON (design §3a)
     PARSED = "parsed"
     INGESTING = "ingesting"
     INGESTED = "ingested"
@@ -43,10 +44,10 @@ class Role(StrEnum):
 DOCUMENT_FINISHED = frozenset({DocumentStatus.INGESTED, DocumentStatus.FAILED, DocumentStatus.DELETED})
 MESSAGE_FINISHED = frozenset({MessageStatus.DONE, MessageStatus.FAILED})
 # Statuses of an ingest somebody still has to finish.
-DOCUMENT_UNFINISHED = (DocumentStatus.UPLOADED, DocumentStatus.PARSED, DocumentStatus.INGESTING)
+DOCUMENT_UNFINISHED = (DocumentStatus.UPLOADED, DocumentStatus.PARSING, DocumentStatus.PARSED, DocumentStatus.INGESTING)
 MESSAGE_UNFINISHED = (MessageStatus.PENDING, MessageStatus.PROCESSING)
 # Unfinished work a task had started (reconcile's periodic pass looks only at these).
-DOCUMENT_STARTED = (DocumentStatus.PARSED, DocumentStatus.INGESTING)
+DOCUMENT_STARTED = (DocumentStatus.PARSING, DocumentStatus.PARSED, DocumentStatus.INGESTING)
 MESSAGE_STARTED = (MessageStatus.PROCESSING,)
 # A document's `progress` through an ingest: parsed at 30%, segments stored at 50%, embedding from 50% to 95%,
 # then done (written by worker/documents.py, read by whoever shows it).
@@ -63,7 +64,17 @@ def unfinished(started_only: bool) -> tuple[list[str], list[str]]:
 
 
 DOCUMENT_FIELDS = frozenset(
-    {"status", "error", "progress", "page_count", "segment_count", "filename", "docai_raw_r2_key", "content_hash"}
+    {
+        "status",
+        "error",
+        "progress",
+        "page_count",
+        "segment_count",
+        "filename",
+        "docai_raw_r2_key",
+        "source_r2_key",
+        "content_hash",
+    }
 )
 MESSAGE_FIELDS = frozenset({"status", "content", "metadata", "error"})
 DOCUMENT_COLUMNS = (
@@ -72,6 +83,7 @@ DOCUMENT_COLUMNS = (
     "filename",
     "status",
     "docai_raw_r2_key",
+    "source_r2_key",
     "page_count",
     "segment_count",
     "error",
@@ -117,6 +129,7 @@ class DocumentRow:
     progress: float
     content_hash: str | None = None  # hex SHA-256 of the uploaded bytes (migrations/006_content_hash.sql)
     updated_at: datetime | None = None
+    source_r2_key: str | None = None  # the PDF or image a parse started from (migrations/014_parse.sql)
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> DocumentRow:
