@@ -1,6 +1,6 @@
 """Small parts of the parse stage on real servers where they need one: the per-project Document AI budget on a
 real Redis (a fake clock, so nothing waits), the page plan of a parse, and a ProcessResponse read as its
-document without decoding it."""
+document by ingest (segments and page images)."""
 
 from __future__ import annotations
 

@@ -5,7 +5,6 @@ shards beside the original (`<key>.docai/0001.json`…), which the ingest then r
 - `documentai`: the adapter to Google's online `process_document` (errors mapped to ours);
 - `ratelimit`: one per-project budget of online requests a minute, shared by every worker through Redis;
 - `shards`: the page ranges of a parse and the keys its shards live under;
-- `responses`: a ProcessResponse (`{"document": …}`) read as its document;
 - `online`: Document AI for one file on this machine, without Celery (`segcite parse`).
 The parsing itself (PDF text layer, OCR) is the pure `parse` package's.
 """
