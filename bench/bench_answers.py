@@ -231,6 +231,7 @@ class Outcome:
     context_ids: list[str] = field(default_factory=list)
     answerer_seconds: float | None = None  # extractive_sections alone, on the same context, in this process
     sections: list[dict[str, Any]] = field(default_factory=list)  # text, status, error: why a citation is there
+    status: str = "not_found"  # metadata.answer_status (before issue 31: answered when it has a citation)
 
 
 def score(q: Question, payload: dict[str, Any] | None, seconds: float, error: str, ws: Workspace) -> Outcome:
@@ -249,7 +250,8 @@ def score(q: Question, payload: dict[str, Any] | None, seconds: float, error: st
     outcome.context_ids = metadata.get("context_ids", [])
     outcome.citations = [ws.where(c["segment_id"]) for c in metadata.get("citations", [])]
     outcome.good_citations = sum(on_source(place, q.sources) for place in outcome.citations)
-    outcome.correct = holds_all(payload["content"], q.values) if q.answerable else not outcome.citations
+    outcome.status = metadata.get("answer_status") or ("answered" if outcome.citations else "not_found")
+    outcome.correct = holds_all(payload["content"], q.values) if q.answerable else outcome.status == "not_found"
     outcome.sections = [
         {k: s.get(k) for k in ("text", "source_ids", "citation_status", "citation_error")} for s in metadata["sections"]
     ]
@@ -265,6 +267,32 @@ def score(q: Question, payload: dict[str, Any] | None, seconds: float, error: st
 
 def percent(part: int, whole: int) -> str:
     return f"{part}/{whole} = {100 * part / whole:.0f}%" if whole else "n/a"
+
+
+def verdicts(outcomes: list[Outcome]) -> dict[str, Any]:
+    """Issue 31: right, not found, wrong (shown as answered without the expected value), uncertain, per status."""
+    answerable = [o for o in outcomes if o.question.answerable]
+    statuses: dict[str, int] = {}
+    for o in outcomes:
+        statuses[o.status] = statuses.get(o.status, 0) + 1
+    return {
+        "answerable": len(answerable),
+        "right": sum(o.correct and o.status != "not_found" for o in answerable),
+        "not_found": sum(o.status == "not_found" for o in answerable),
+        "wrong": sum(not o.correct and o.status == "answered" for o in answerable),
+        "uncertain_wrong": sum(not o.correct and o.status == "uncertain" for o in answerable),
+        "unanswerable": len(outcomes) - len(answerable),
+        "unanswerable_answered": sum(o.status != "not_found" for o in outcomes if not o.question.answerable),
+        "answer_status": statuses,
+    }
+
+
+def print_verdicts(v: dict[str, Any]) -> None:
+    print(
+        f"verdicts: right {v['right']}, not found {v['not_found']}, wrong {percent(v['wrong'], v['answerable'])} "
+        f"[target <= 3%], uncertain and wrong {v['uncertain_wrong']}, of {v['answerable']} answerable; "
+        f"unanswerable answered {v['unanswerable_answered']} of {v['unanswerable']}; answer_status {v['answer_status']}"
+    )
 
 
 def report(outcomes: list[Outcome], ws: Workspace, verbose: bool) -> dict[str, Any]:
@@ -292,6 +320,7 @@ def report(outcomes: list[Outcome], ws: Workspace, verbose: bool) -> dict[str, A
         "citation_precision": [good, citations],
         "citation_precision_answerable": [good, answerable_citations],
         "not_found_handled": [sum(o.correct for o in unanswerable), len(unanswerable)],
+        "verdicts": verdicts(outcomes),
         "latency_median_s": round(statistics.median(seconds), 3),
         "latency_p90_s": round(seconds[int(0.9 * (len(seconds) - 1))], 3),
         "answer_chars_median": statistics.median(lengths) if lengths else 0,
@@ -303,7 +332,7 @@ def report(outcomes: list[Outcome], ws: Workspace, verbose: bool) -> dict[str, A
     }
     if verbose:
         for o in outcomes:
-            mark = "ok " if o.correct else "BAD"
+            mark = "ok " if o.correct else ("unc" if o.status == "uncertain" else "BAD")
             cites = ", ".join(f"{p[0]}#p{p[1]}" if p else "?" for p in o.citations) or "-"
             print(f"{mark} {o.question.id:22} recall={'y' if o.recalled else 'n'} {o.seconds:5.2f}s cites: {cites}")
             print(f"    {o.content[:200]!r}" + (f" error: {o.error}" if o.error else ""))
@@ -314,6 +343,7 @@ def report(outcomes: list[Outcome], ws: Workspace, verbose: bool) -> dict[str, A
     print(f"citation precision (all):    {percent(*summary['citation_precision'])}   [target >= 90%]")
     print(f"citation precision (answerable questions): {percent(*summary['citation_precision_answerable'])}")
     print(f"'not found' handled:         {summary['not_found_handled'][0]} of {summary['not_found_handled'][1]}")
+    print_verdicts(summary["verdicts"])
     if seconds[-1]:  # a replay measures no latency
         print(
             f"ask latency:                 median {summary['latency_median_s']:.2f} s, "
@@ -339,6 +369,7 @@ def ask_all(questions: list[Question], ws: Workspace, home: Path, verbose: bool)
         {
             "id": o.question.id,
             "correct": o.correct,
+            "status": o.status,
             "recalled": o.recalled,
             "seconds": round(o.seconds, 3),
             "content": o.content,
