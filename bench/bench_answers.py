@@ -395,7 +395,8 @@ def replay(recorded: Path, question_sets: dict[str, list[Question]], verbose: bo
         outcomes = []
         for q in questions:
             context = [ws.rows[i] for i in contexts[q.id]]
-            payload = build_answer(extractive_answer(q.text, context), context=context, workspace=ws.rows)
+            answer = extractive_answer(q.text, context)
+            payload = build_answer(answer, context=context, workspace=ws.rows, question=q.text)
             payload["metadata"]["context_ids"] = contexts[q.id]
             outcomes.append(score(q, payload, 0.0, "", ws))
         report(outcomes, ws, verbose)

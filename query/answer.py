@@ -12,12 +12,14 @@ from typing import Any
 
 from ingest import Segment
 from query.defuse import defused
+from query.fit import FITS, Fit, FitCheck, answer_status, says_not_found, union
 from query.markers import sentence_markers
 from query.match import SegmentSource
 from query.model import ResolvedSection, SectionCitation, as_segments
 from query.parse import parse_answer, without_surrogates
+from query.question import Words, words_of
 from query.quote import Quote, find_quote, quote_boxes, quotes_boxes, snippet_preview
-from query.resolve import SectionResolver, mentioned_ids
+from query.resolve import SectionResolver, as_source, mentioned_ids
 from query.verify import Verifier
 
 # (document_id, page_idx) -> that page's stored image `{"key", "width", "height"}`: what the caller knows of the
@@ -49,8 +51,11 @@ def with_markers(text: str, numbers: list[int]) -> str:
 class AnswerBuilder:
     """The payload of design §5.8, built one resolved section at a time."""
 
-    def __init__(self, page_images: PageImages = NO_PAGE_IMAGES) -> None:
+    def __init__(self, page_images: PageImages = NO_PAGE_IMAGES, fit_check: FitCheck | None = None) -> None:
         self._page_images = page_images
+        self._fit_check = fit_check  # None: no question to check against (fit null)
+        self._fits: list[Fit] = []
+        self._cited: list[bool] = []
         self._numbers: dict[str, int] = {}  # segment_id -> citation number, by first appearance
         self._citations: list[dict[str, Any]] = []
         self._sections: list[dict[str, Any]] = []
@@ -80,6 +85,7 @@ class AnswerBuilder:
         text = "".join(pieces)
         self._texts.append(text)
         self._stats[section.status] += 1
+        fit = self._fit(section)
         entry = {
             "text": section.text,
             "source_ids": section.source_ids,
@@ -87,9 +93,26 @@ class AnswerBuilder:
             "citation_status": section.status,
             "citation_score": section.score,
             "citation_error": section.error,
+            "fit": round(fit.score, 3) if self._fit_check is not None else None,
+            "fit_warning": fit.warning,
         }
         self._sections.append(entry)
         return entry, text
+
+    def _fit(self, section: ResolvedSection) -> Fit:
+        if self._fit_check is not None:
+            fit = self._fit_check.check(section.text, [c.segment for c in section.citations])
+        elif says_not_found(section.text):
+            fit = Fit(0.0, "the answer says it was not found", not_found=True)
+        else:
+            fit = FITS
+        self._fits.append(fit)
+        self._cited.append(bool(section.citations))
+        return fit
+
+    @property
+    def answer_status(self) -> str:
+        return answer_status(self._fits, self._cited)
 
     def _number(self, citation: SectionCitation, section: ResolvedSection) -> int:
         segment_id = citation.segment.segment_id
@@ -136,6 +159,7 @@ class AnswerBuilder:
                 "sentences": sentences,
                 "citation_map": citation_map,
                 "stats": dict(self._stats),
+                "answer_status": self.answer_status,
                 "extra_text": extra_text,
                 "raw_output": _raw_output(raw_output),
                 "context_ids": context_ids,
@@ -190,22 +214,52 @@ def build_answer(
     workspace: SegmentSource | Mapping[str, Any] | None = None,
     verifier: Verifier | None = None,
     page_images: PageImages = NO_PAGE_IMAGES,
+    question: str | None = None,
 ) -> dict[str, Any]:
     """The payload of design §5.8. `context`: the segments retrieved for this question; `workspace`: every
     segment of the workspace (a mapping segment_id -> segment, or a SegmentSource), for existence checks and
     the second tier of the fallback; without it the context is the whole world. `verifier`: how support is
-    judged (default: `LexicalVerifier`). `page_images`: each cited page's stored image, for `page_image`."""
+    judged (default: `LexicalVerifier`). `page_images`: each cited page's stored image, for `page_image`.
+    `question`: what was asked, for each section's `fit` (design §5.9); without it `fit` is null."""
     segments = as_segments(context)
     parsed = parse_answer(raw_llm_output, max_marker=len(segments))
     resolver = SectionResolver(
         context=segments, workspace=workspace, verifier=verifier, prefetch=mentioned_ids(parsed.sections)
     )
-    builder = AnswerBuilder(page_images)
+    fit_check = FitCheck(question, DocumentWords(segments, workspace)) if question is not None else None
+    builder = AnswerBuilder(page_images, fit_check)
     for section in parsed.sections:
         builder._add(resolver.resolve(section))  # (`add` but for the copy it returns, which is not needed here)
     return builder.payload(
         raw_output=raw_llm_output or "", extra_text=parsed.extra_text, context_ids=resolver.context_ids
     )
+
+
+class DocumentWords:
+    """document_id -> the words of what is known of it: its segments in the context, and its first segments in the
+    workspace (where a document says what it is: "Google INVOICE … John Smith"), looked up once per document."""
+
+    HEAD_SEGMENTS = 3
+
+    def __init__(
+        self, context: list[Segment], workspace: SegmentSource | Mapping[str, Any] | None, head: int = HEAD_SEGMENTS
+    ):
+        self._context = context
+        self._source = as_source(workspace)
+        self._head = head
+        self._words: dict[str, Words] = {}
+
+    def __call__(self, document_id: str) -> Words:
+        if document_id not in self._words:
+            words = Words(frozenset(), frozenset(), frozenset())
+            known = [s for s in self._context if s.document_id == document_id]
+            if self._source is not None:
+                ids = [f"{document_id}:{i}" for i in range(self._head)]
+                known += [s for s in self._source.lookup(ids).values() if s not in known]
+            for segment in known:
+                words = union(words, words_of(segment.text))
+            self._words[document_id] = words
+        return self._words[document_id]
 
 
 def _box(bbox: Any) -> dict[str, float]:

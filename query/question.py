@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
-from query.terms import QUESTION_CHARS_READ, QUESTION_WORDS, STOPWORDS, content_tokens, fold, tokens
+from query.terms import CJK, QUESTION_CHARS_READ, QUESTION_WORDS, STOPWORDS, content_tokens, fold, tokens
 
 
 class Kind(Enum):
@@ -68,6 +68,7 @@ class Words:
     stems: frozenset[str]
     abbreviations: frozenset[str]
     tokens: frozenset[str]  # case-folded words, single letters included: names are matched on these
+    initials: frozenset[str] = frozenset()  # of runs of capitalized words: "ibm" of "International Business Machines"
 
     def holds(self, clue: Clue) -> bool:
         if clue.forms & (self.stems | self.abbreviations):
@@ -83,6 +84,33 @@ class Words:
 ABBREVIATION_SHARE = 0.5
 _WORD = re.compile(r"\w+")
 _ABBREVIATION = re.compile(r"\b([A-Z]{2,4})\b|\b([A-Za-z]{2,4})\.")
+_CAPITALIZED_RUN = re.compile(r"\b[A-Z][a-z]+(?:[ \t]+(?:of[ \t]+)?[A-Z][a-z]+)+")
+# A word of a name: Latin (and other spaced scripts) apart from CJK, so "Depotのレシート" is "Depot", "の", "レシート".
+_NAME_WORD = re.compile(rf"[^\W{CJK}]+|[{CJK}]+")
+# Words of the languages the answerer reads that a question may use for one of its English words, rewritten before
+# reading (CJK has no spaces to find a word by; several words for one: "last name" is a surname).
+_PHRASES = {
+    "last name": "surname",
+    "family name": "surname",
+    "nom de famille": "surname",
+    "パスポート": " passport ",
+    "有効期限": " expiration date ",
+    "合計": " total ",
+    "総額": " total ",
+    "レシート": " receipt ",
+    "領収書": " receipt ",
+    "請求書": " invoice ",
+    "消費税": " tax ",
+    "税金": " tax ",
+    "生年月日": " date of birth ",
+    "支払期限": " due date ",
+    "住所": " address ",
+    "電話番号": " phone number ",
+    "金額": " amount ",
+    "名字": " surname ",
+    "苗字": " surname ",
+}
+_PHRASE = re.compile("|".join(map(re.escape, sorted(_PHRASES, key=len, reverse=True))), re.IGNORECASE)
 # Suffixes taken off, longest first; a stem keeps at least 3 letters ("date" is "dat", never "d").
 _SUFFIXES = ("ation", "ition", "ment", "ated", "ate", "ing", "ed")
 _PLURAL_KEEPS = ("ss", "us", "is")
@@ -131,6 +159,10 @@ _SYNONYMS = (
     "expiration expiry caducidad vencimiento ablauf scadenza validade",
     "issue délivrance expedición emisión ausstellung rilascio emissão afgifte",
     "passport passeport pasaporte reisepass passaporto passaporte paspoort",
+    "surname apellido apellidos nachname cognome sobrenome achternaam family",
+    "shipping freight livraison envío versand spedizione frete verzending",
+    "receipt reçu recibo quittung beleg ricevuta bon",
+    "balance solde saldo",
     "account compte cuenta konto conto conta rekening",
     "customer client cliente kunde klant",
     "payment paiement pago zahlung pagamento betaling",
@@ -228,14 +260,29 @@ for _group in _SYNONYMS:
         ALIASES[_stem] = ALIASES.get(_stem, frozenset()) | (_stems - {_stem})
 
 
+@functools.lru_cache(maxsize=8192)
 def words_of(text: str) -> Words:
     abbreviations = {(m.group(1) or m.group(2)).casefold() for m in _ABBREVIATION.finditer(text)}
     stems = frozenset(map(stem, content_tokens(_COMPOUND.sub(r"\1 \2", text))))
-    return Words(stems, frozenset(abbreviations), frozenset(w.casefold() for w in _WORD.findall(text)))
+    initials = set()
+    for run in _CAPITALIZED_RUN.finditer(text):
+        letters = [w[0].casefold() for w in run.group().split() if w[0].isupper()]
+        initials.update("".join(letters[i:j]) for i in range(len(letters)) for j in range(i + 2, len(letters) + 1))
+    tokens_ = frozenset(w.casefold() for w in _WORD.findall(text))
+    return Words(stems, frozenset(abbreviations), tokens_, frozenset(initials))
+
+
+def asks_rate(part: Part) -> bool:
+    """A rate or a percentage is asked ("the tax rate", "le taux"): a percentage answers it."""
+    return any(c.word in RATE_WORDS for c in part.focus)
+
+
+RATE_WORDS = frozenset("rate rates percentage percent taux tasa satz steuersatz aliquota taxa".split())
 
 
 def read_question(text: str) -> Question:
-    text = _COMPOUND.sub(r"\1 \2", text[:QUESTION_CHARS_READ])
+    text = _PHRASE.sub(lambda m: _PHRASES[m.group().casefold()], text[:QUESTION_CHARS_READ])
+    text = _COMPOUND.sub(r"\1 \2", text)
     glosses = _glosses(text)
     clues = {}
     for word in content_tokens(_GLOSS.sub(" ", text)):
@@ -273,10 +320,18 @@ def _names(text: str) -> tuple[tuple[str, ...], ...]:
     noun: in a German question only upper-case words and words with digits are names ("EDF", not "Rechnung")."""
     runs: list[list[str]] = []
     previous_end = -1
-    german = not _GERMAN.isdisjoint(_WORD.findall(text))
-    for i, match in enumerate(_WORD.finditer(text)):
+    german = is_german(text)
+    matches = list(_NAME_WORD.finditer(text))
+    for i, match in enumerate(matches):
         word = match.group()
-        capital = word.isupper() if german else word[:1].isupper()
+        capital = word[:1].isupper()
+        if german:  # a noun, unless upper-case or one of two capitalized words ("John Smith", "Office Depot")
+            after = matches[i + 1].group() if i + 1 < len(matches) else ""
+            before = matches[i - 1].group() if i > 0 else ""
+            paired = (after[:1].isupper() and not _is_function(after)) or (
+                before[:1].isupper() and not _is_function(before) and i > 1
+            )
+            capital = word.isupper() or (capital and paired)
         capital = (capital or any(c.isdigit() for c in word)) and not (i == 0 and _is_function(word))
         joined = previous_end >= 0 and not text[previous_end : match.start()].strip(" .-&,")  # "SCE&G", "N. G."
         if capital and joined and runs:
@@ -285,6 +340,10 @@ def _names(text: str) -> tuple[tuple[str, ...], ...]:
             runs.append([word.casefold()])
         previous_end = match.end() if capital else -1
     return tuple(tuple(run) for run in runs if any(len(w) > 1 and not _is_function(w) for w in run))
+
+
+def is_german(text: str) -> bool:
+    return not _GERMAN.isdisjoint(_WORD.findall(text))
 
 
 def _is_function(word: str) -> bool:
@@ -301,8 +360,11 @@ def _read_part(text: str, clues: dict[str, Clue], name_words: set[str]) -> Part:
     # the verb names what is asked ("which city does she live in": the city).
     by_verb = (kind is Kind.DATE and set(run) <= generic) or (kind is Kind.NAME and words[:1] in (["who"], ["whom"]))
     owner: list[str] = []
+    last = words[-1] if words else ""
     if closing and (words[:1] == ["when"] or by_verb):
         focus_words = [closing]
+    elif kind is Kind.DATE and is_german(text) and last in clues and last not in name_words and last not in run:
+        focus_words = [last]  # "Wann ist die Rechnung fällig?": German ends on what is asked
     else:
         role = None
         focus_words = run
@@ -312,9 +374,13 @@ def _read_part(text: str, clues: dict[str, Clue], name_words: set[str]) -> Part:
             focus_words = _first_run(rest, name_words) or run  # "which company is the licensee": the licensee
         elif chain and last:  # "Brenda's dog's name": the name, of the dog
             focus_words, owner = last, chain
-        elif rest[:1] == ["of"]:  # "the name of Brenda's dog": the name, of the dog
+        elif rest[:1] and rest[0] in _OF:
             chain, last = _owned(_leading_run(rest[1:]), text, name_words)
-            owner = chain + last
+            if rest[0] == "of" and (chain or last):  # "the name of Brenda's dog": the name, of the dog
+                owner = chain + last
+            elif _all_generic(run, text):
+                # "the passport's date of expiration", "the name of the CEO", "le montant de la TVA": a date of what
+                focus_words = [w for w in run if not _possessive(w, text)] + _first_run(rest[1:], name_words)
     return Part(
         kind,
         tuple(clues[w] for w in focus_words if w in clues),
@@ -322,6 +388,22 @@ def _read_part(text: str, clues: dict[str, Clue], name_words: set[str]) -> Part:
         role,
         tuple(clues[w] for w in owner if w in clues),
     )
+
+
+_OF = frozenset("of de del des du von vom der di do da".split())
+# Heads a "date of …", "name of …", "amount of …" is said of: the thing after "of" is what is asked. ("the weight of
+# the shipment", "the phone number of the store": the weight, the phone number.)
+_GENERIC_HEADS = frozenset(w for kind in (Kind.DATE, Kind.NAME, Kind.AMOUNT) for w in _GENERIC[kind].split())
+
+
+def _possessive(word: str, text: str) -> bool:
+    return re.search(rf"\b{re.escape(word)}['’]s\b", fold(text)) is not None
+
+
+def _all_generic(run: list[str], text: str) -> bool:
+    """The run names only a kind of value ("date", "name", "montant"), the rest being its owners ("passport's")."""
+    heads = [w for w in run if not _possessive(w, text)]
+    return bool(heads) and set(heads) <= _GENERIC_HEADS
 
 
 def _owned(run: list[str], text: str, name_words: set[str]) -> tuple[list[str], list[str]]:
@@ -358,8 +440,19 @@ def _leading_run(words: list[str], kept: Callable[[str], bool] = lambda _: True)
 def _first_run(words: list[str], name_words: set[str]) -> list[str]:
     """The first run of informative words but single letters, names left out unless it holds nothing else:
     "payment terms" of "What are the payment terms of …", "date" of "What is Sally Walker's date of birth?"."""
-    run = _leading_run(words, lambda word: len(word) > 1 or word.isdigit())
-    return [w for w in run if w not in name_words] or run
+    kept = lambda word: len(word) > 1 or word.isdigit()  # noqa: E731
+    run = _leading_run(words, kept)
+    rest = words
+    while run and set(run) <= name_words:  # "Office Depot の receipt の total": the receipt's total, not the name
+        rest = rest[rest.index(run[-1]) + 1 :]
+        later = _leading_run(rest, kept)
+        if not later or not (_BE | _DO).isdisjoint(rest[: rest.index(later[0])]):
+            break  # "What CURP is printed": the name is what is asked
+        if not set(later) <= name_words:
+            return [w for w in later if w not in name_words]
+        run = later
+    first = _leading_run(words, kept)
+    return [w for w in first if w not in name_words] or first
 
 
 def _closing(text: str, words: list[str]) -> tuple[str | None, str | None]:

@@ -1,0 +1,222 @@
+"""Question fit (design §5.9): does a claim answer the question, whatever wrote it?
+
+`support` (query.verify) says whether the cited passage backs a claim; an extractive answer is copied from its
+passage, so its support is always 1.0, and a label with no value or another document's total would look right.
+The fit check reads the question (query.question) and asks of each section, in this order:
+- a *not-found* statement ("I could not find…", "je ne sais pas", "わかりません") answers nothing: `not_found`;
+- a *label* only ("Surname/Nom/Apellidos", "Tax (10%):"): the claim holds no word the question does not;
+- the *kind* asked: a date for "when", money or a quantity for "how much" (a rate is no amount unless a rate is
+  asked), a number for "how many", a name for "who", a phone number, an e-mail address;
+- the *focus*: the thing asked about (or a synonym, in any language the answerer reads) is in the claim or the
+  passage it cites ("the amount paid" is not a receiver's name);
+- the *scope*: a name the question gives ("John Smith's invoice", "the Office Depot receipt", "the IBM patent")
+  is spoken of in the cited segment's document (what the caller knows of it: its segments in the context and the
+  workspace), by its words or their initials.
+`fit` is 1.0 when every check passes, else the score of the first that fails, with `fit_warning` saying why. The
+offline answerer skips a candidate that fails (precision first); a model's section keeps its text and is flagged,
+and the answer is `uncertain`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from ingest import Segment
+from query.question import Kind, Part, Question, Words, asks_how_much, asks_rate, read_question, stem, words_of
+from query.terms import fold
+from query.values import value_spans
+
+# Kinds of documents a question may name as its scope ("the invoice total", "the passport's surname").
+DOCUMENT_KINDS = frozenset(
+    map(
+        stem,
+        # (kinds a document says it is: an invoice says INVOICE; a receipt or a bill seldom says so)
+        "invoice passport license licence patent facture factura rechnung pasaporte passeport".split(),
+    )
+)
+_AMOUNT_STEMS = frozenset(map(stem, "amount total sum montant betrag importe gesamt".split()))
+# "Inc." of "Cymbal Inc." tells no company from another.
+_LEGAL_FORMS = frozenset("inc ltd llc corp co plc gmbh ag sa sas sarl srl bv nv".split())
+FIT_BAR = 0.5  # below: the section fails the check
+NOT_FOUND_FIT, LABEL_FIT, KIND_FIT, RATE_FIT, FOCUS_FIT, SCOPE_FIT = 0.0, 0.1, 0.2, 0.2, 0.3, 0.2
+
+ANSWERED, UNCERTAIN, NOT_FOUND = "answered", "uncertain", "not_found"
+
+_KIND_NOUNS = {
+    Kind.AMOUNT: "an amount",
+    Kind.NUMBER: "a number",
+    Kind.DATE: "a date",
+    Kind.DURATION: "a duration",
+    Kind.NAME: "a name",
+    Kind.PHONE: "a phone number",
+    Kind.EMAIL: "an e-mail address",
+}
+# Words a label may hold beside the question's own: "Surname/Nom/Apellidos" names, it does not answer.
+_LABEL_WORDS = frozenset(map(stem, "name names nom nombre date number no value field label".split()))
+# "I don't know", "not found", "not mentioned", in the languages the answerer reads (case- and accent-folded).
+_NOT_FOUND = re.compile(
+    r"\b(?:could ?n[o']t|can ?n[o']t|unable to|did ?n[o']t|do ?n[o']t|does ?n[o']t) (?:find|locate|determine|know|say"
+    r"|answer|mention|state|specify|contain|include|provide)"
+    r"|\bno (?:information|mention|answer|data|record|details?)\b|\bnot (?:found|mentioned|stated|specified|provided"
+    r"|available|given|listed|indicated|included|present|known)\b|\bi (?:don'?t|do not) know\b|\bunknown\b"
+    r"|\bne (?:sais|trouve|mentionne|precise|contient|figure|indique)\b|\bn'(?:ai|est|y a|indique|apparait|figure)\b"
+    r"|\baucune? (?:information|mention|donnee|reponse)\b|\bpas (?:trouve|mentionne|indique|precise|disponible)\b"
+    r"|\bno (?:se|lo|la|encontre|encuentro|encontramos|hay|aparece|figura|consta|menciona|indica|sabemos)\b"
+    r"|\bninguna? (?:informacion|mencion|dato)\b|\bnao (?:sei|encontrei|ha|consta|menciona|foi)\b"
+    r"|\bnicht (?:gefunden|angegeben|erwahnt|enthalten|bekannt|verfugbar|finden|sagen)\b|\bweiss (?:ich )?nicht\b"
+    r"|\bkeine? (?:angabe|information|informationen|antwort|hinweis)\b"
+    r"|\bnon (?:so|trovo|ho trovato|e indicat|e menzionat|e specificat|risulta)\b|\bnessuna informazione\b"
+    r"|\bweet (?:ik )?(?:het )?niet\b|\bniet (?:gevonden|vermeld|bekend)\b|\bgeen informatie\b"
+    r"|わかりません|分かりません|見つかりません|見つけられません|記載されていません|記載がありません|不明"
+    r"|不知道|找不到|没有找到|未找到|没有提到|未提及|모르겠|찾을 수 없|없습니다"
+    r"|لا أعرف|لم أجد|غير مذكور"
+)
+
+
+@dataclass(frozen=True)
+class Fit:
+    score: float  # 0..1
+    warning: str | None  # why it fails, or None
+    not_found: bool = False  # the section says the answer was not found
+
+    @property
+    def fails(self) -> bool:
+        return self.score < FIT_BAR
+
+
+FITS = Fit(1.0, None)
+
+
+def says_not_found(text: str) -> bool:
+    """The text says it does not know, in any language the answerer reads."""
+    return _NOT_FOUND.search(fold(text).replace("’", "'")) is not None
+
+
+class FitCheck:
+    """The fit of claims to one question. `document_words(document_id)`: the words of what is known of that
+    document (its segments in the context and the workspace); a cited segment's own words are added to it."""
+
+    def __init__(self, question: str | Question, document_words: Callable[[str], Words]):
+        self.asked = read_question(question) if isinstance(question, str) else question
+        self._document_words = document_words
+        self.known = frozenset(w.casefold() for w in re.findall(r"\w+", self.asked.text))
+        self.asked_forms = frozenset(f for clue in self.asked.clues for f in clue.forms)
+        self._words: dict[str, Words] = {}
+
+    def check(self, text: str, segments: Sequence[Segment], part: Part | None = None) -> Fit:
+        """The fit of the claim `text` citing `segments`, to `part` of the question (None: the part it fits best)."""
+        if says_not_found(text):
+            return Fit(NOT_FOUND_FIT, "the answer says it was not found", not_found=True)
+        if self.is_label(text):
+            return Fit(LABEL_FIT, "the answer is a label with no value")
+        parts = [part] if part is not None else self.asked.parts
+        fits = [self._part_fit(p, text, segments) for p in parts] or [FITS]
+        best = max(fits, key=lambda f: f.score)
+        return best if best.fails else self._scope_fit(segments, best)
+
+    def is_label(self, text: str) -> bool:
+        """Nothing in the claim but the question's words, their synonyms and label words, or a closing colon."""
+        stripped = text.strip()
+        if any(c.isdigit() for c in stripped):
+            return False  # "Tax (10%):" answers a question about the rate (the kind check says whether it is asked)
+        if stripped.endswith(":"):
+            return True
+        if "/" in stripped and not re.search(r"\b[A-Z]{2,}", stripped) and any(self.is_label(piece) for piece in stripped.split("/") if piece.strip()):
+            return True  # "Nationality/Nationalité/Nacionalidad": one label in three languages
+        claim = self.words(stripped)
+        new = {s for s in claim.stems if s not in self.asked_forms and s not in _LABEL_WORDS}
+        new = {s for s in new if s not in self.known}
+        return not new and bool(claim.stems or claim.tokens)
+
+    def _part_fit(self, part: Part, text: str, segments: Sequence[Segment]) -> Fit:
+        if part.kind is not Kind.ANY:
+            separators = {c.word for c in part.focus}
+            spans = value_spans(part.kind, text, self.known, separators)
+            if part.kind is Kind.NAME and ":" in text:  # "NET PAY: 1,479 93": a label is no name
+                spans = [(a, b) for a, b in spans if a > text.index(":")]
+            if not spans:
+                return Fit(KIND_FIT, f"asks for {_KIND_NOUNS[part.kind]}; the answer has none")
+            rates = all(text[a:b].rstrip().endswith("%") for a, b in spans)
+            if part.kind is Kind.AMOUNT and rates and not asks_rate(part) and self.asks_amount(part):
+                return Fit(RATE_FIT, "asks for an amount; the answer gives only a rate")
+        held = self.words(text)
+        specific = [c for c in part.focus if c.word not in part.generic]
+        passages = [self.words(s.text) for s in segments]
+        labelled = part.kind is Kind.ANY and any(names_held(n, held) for n in self.asked.names)  # "CURP AOPL…"
+        if specific and not labelled and not any(held.holds(c) or any(p.holds(c) for p in passages) for c in specific):
+            asked = " ".join(c.word for c in specific)
+            return Fit(FOCUS_FIT, f"asks about {asked}; neither the answer nor its passage speaks of it")
+        # "the invoice total", "the Office Depot receipt": the cited document is one (a receipt's total is no answer
+        # to the invoice's)
+        kinds = [c for c in self.asked.clues if c.forms & DOCUMENT_KINDS and not held.holds(c)]
+        if kinds and segments:
+            documents = [self.document(s) for s in segments]
+            missing = [c.word for c in kinds if not any(d.holds(c) for d in documents)]
+            if missing:
+                return Fit(SCOPE_FIT, f"the question asks about {', '.join(missing)}; the cited document is none")
+        return FITS
+
+    def asks_amount(self, part: Part) -> bool:
+        """ "How much", "the total", "the amount", "le montant": a sum of money, which a rate is not."""
+        return asks_how_much(self.asked.text) or any(c.forms & _AMOUNT_STEMS for c in part.focus)
+
+    def _scope_fit(self, segments: Sequence[Segment], fit: Fit) -> Fit:
+        """Every name the question gives is spoken of in a cited segment's document."""
+        if not self.asked.names or not segments:
+            return fit
+        missing: list[str] = []
+        for segment in segments:
+            document = self.document(segment)
+            missing = [" ".join(n) for n in self.asked.names if not names_held(n, document)]
+            if not missing:
+                return fit
+        return Fit(SCOPE_FIT, f"the question names {', '.join(missing)}; the cited document does not")
+
+    def document(self, segment: Segment) -> Words:
+        return union(self._document_words(segment.document_id), self.words(segment.text))
+
+    @property
+    def _name_words(self) -> frozenset[str]:
+        return frozenset(w for name in self.asked.names for w in name)
+
+    def words(self, text: str) -> Words:
+        if text not in self._words:
+            self._words[text] = words_of(text)
+        return self._words[text]
+
+
+def names_held(name: tuple[str, ...], words: Words) -> bool:
+    """A name is spoken of: most of its telling words are there, or it is the initials of words that are ("IBM":
+    International Business Machines)."""
+    telling = tuple(w for w in name if len(w) > 1 and w not in _LEGAL_FORMS) or name
+    held = sum(w in words.tokens or (len(w) >= 4 and any(t.startswith(w) for t in words.tokens)) for w in telling)
+    if held * 2 >= len(telling) and held:
+        return True
+    return len(telling) == 1 and telling[0].isalpha() and telling[0] in words.initials
+
+
+def union(a: Words | None, b: Words) -> Words:
+    if a is None:
+        return b
+    return Words(a.stems | b.stems, a.abbreviations | b.abbreviations, a.tokens | b.tokens, a.initials | b.initials)
+
+
+def document_words_of(segments: Iterable[Segment]) -> dict[str, Words]:
+    """document_id -> the words of its segments among `segments`."""
+    words: dict[str, Words] = {}
+    for segment in segments:
+        words[segment.document_id] = union(words.get(segment.document_id), words_of(segment.text))
+    return words
+
+
+def answer_status(fits: Sequence[Fit], cited: Sequence[bool]) -> str:
+    """`not_found` when no section answers; `uncertain` when a section that answers fails the check or cites
+    nothing; else `answered`."""
+    answering = [(f, c) for f, c in zip(fits, cited, strict=True) if not f.not_found]
+    if not answering:
+        return NOT_FOUND
+    if any(f.fails or not c for f, c in answering):
+        return UNCERTAIN
+    return ANSWERED
