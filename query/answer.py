@@ -7,6 +7,7 @@ streams them shows the same numbers as the final payload, which equals `build_an
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -226,7 +227,10 @@ def build_answer(
     resolver = SectionResolver(
         context=segments, workspace=workspace, verifier=verifier, prefetch=mentioned_ids(parsed.sections)
     )
-    fit_check = FitCheck(question, DocumentWords(segments, workspace)) if question is not None else None
+    fit_check = None
+    if question is not None:
+        context_words = functools.reduce(union, (words_of(s.text) for s in segments), None)
+        fit_check = FitCheck(question, DocumentWords(segments, workspace), context_words)
     builder = AnswerBuilder(page_images, fit_check)
     for section in parsed.sections:
         builder._add(resolver.resolve(section))  # (`add` but for the copy it returns, which is not needed here)

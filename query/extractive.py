@@ -17,6 +17,7 @@ answers in the JSON `sections` shape of an LLM, so the rest of the pipeline cann
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Iterable, Mapping
@@ -98,7 +99,8 @@ class _Judge:
                 self.document_words.get(s.document_id), self.segment_words[s.segment_id]
             )
         # the one check of every provider's answers (query.fit): a candidate that fails it is never given
-        self.fit = FitCheck(asked, self.document_words.__getitem__)
+        context_words = functools.reduce(union, self.document_words.values(), None)
+        self.fit = FitCheck(asked, self.document_words.__getitem__, context_words)
         total = len(segments)
         self.weights: dict[Clue, float] = {}
         for clue in asked.clues:

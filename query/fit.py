@@ -39,6 +39,9 @@ DOCUMENT_KINDS = frozenset(
 _AMOUNT_STEMS = frozenset(map(stem, "amount total sum montant betrag importe gesamt".split()))
 # "Inc." of "Cymbal Inc." tells no company from another.
 _LEGAL_FORMS = frozenset("inc ltd llc corp co plc gmbh ag sa sas sarl srl bv nv".split())
+# "Total hors TVA", "excluding tax", "ohne MwSt": an amount without the thing asked about.
+_EXCLUDING = re.compile(r"\b(?:hors|excl(?:uding|\.)?|without|before|sans|ohne|sin|net of)\s+(\w+)")
+_TIME = re.compile(r"\b\d{1,2}[:h]\d{2}\b")
 FIT_BAR = 0.5  # below: the section fails the check
 NOT_FOUND_FIT, LABEL_FIT, KIND_FIT, RATE_FIT, FOCUS_FIT, SCOPE_FIT = 0.0, 0.1, 0.2, 0.2, 0.3, 0.2
 
@@ -98,9 +101,12 @@ class FitCheck:
     """The fit of claims to one question. `document_words(document_id)`: the words of what is known of that
     document (its segments in the context and the workspace); a cited segment's own words are added to it."""
 
-    def __init__(self, question: str | Question, document_words: Callable[[str], Words]):
+    def __init__(
+        self, question: str | Question, document_words: Callable[[str], Words], context_words: Words | None = None
+    ):
         self.asked = read_question(question) if isinstance(question, str) else question
         self._document_words = document_words
+        self._context_words = context_words  # all the context's words: which kinds of documents it holds
         self.known = frozenset(w.casefold() for w in re.findall(r"\w+", self.asked.text))
         self.asked_forms = frozenset(f for clue in self.asked.clues for f in clue.forms)
         self._words: dict[str, Words] = {}
@@ -114,7 +120,7 @@ class FitCheck:
         parts = [part] if part is not None else self.asked.parts
         fits = [self._part_fit(p, text, segments) for p in parts] or [FITS]
         best = max(fits, key=lambda f: f.score)
-        return best if best.fails else self._scope_fit(segments, best)
+        return best if best.fails else self._scope_fit(segments, best, text)
 
     def is_label(self, text: str) -> bool:
         """Nothing in the claim but the question's words, their synonyms and label words, or a closing colon."""
@@ -123,7 +129,8 @@ class FitCheck:
             return False  # "Tax (10%):" answers a question about the rate (the kind check says whether it is asked)
         if stripped.endswith(":"):
             return True
-        if "/" in stripped and not re.search(r"\b[A-Z]{2,}", stripped) and any(self.is_label(piece) for piece in stripped.split("/") if piece.strip()):
+        pieces = [piece for piece in stripped.split("/") if piece.strip()] if "/" in stripped else []
+        if pieces and not re.search(r"\b[A-Z]{2,}", stripped) and any(self.is_label(piece) for piece in pieces):
             return True  # "Nationality/Nationalité/Nacionalidad": one label in three languages
         claim = self.words(stripped)
         new = {s for s in claim.stems if s not in self.asked_forms and s not in _LABEL_WORDS}
@@ -136,43 +143,49 @@ class FitCheck:
             spans = value_spans(part.kind, text, self.known, separators)
             if part.kind is Kind.NAME and ":" in text:  # "NET PAY: 1,479 93": a label is no name
                 spans = [(a, b) for a, b in spans if a > text.index(":")]
+            if part.kind in (Kind.AMOUNT, Kind.NUMBER):  # the digits of a date or a time are no amount
+                dates = [(x, y) for x, y in value_spans(Kind.DATE, text, ()) if not text[x:y].isdigit()]  # (not 2000)
+                dates += [m.span() for m in _TIME.finditer(text)]
+                spans = [(a, b) for a, b in spans if not any(a < y and x < b for x, y in dates)]
             if not spans:
                 return Fit(KIND_FIT, f"asks for {_KIND_NOUNS[part.kind]}; the answer has none")
             rates = all(text[a:b].rstrip().endswith("%") for a, b in spans)
             if part.kind is Kind.AMOUNT and rates and not asks_rate(part) and self.asks_amount(part):
                 return Fit(RATE_FIT, "asks for an amount; the answer gives only a rate")
         held = self.words(text)
+        excluded = {stem(m.group(1)) for m in _EXCLUDING.finditer(fold(text))}
+        if shut := [c.word for c in part.focus if c.forms & excluded]:
+            return Fit(FOCUS_FIT, f"asks about {' '.join(shut)}; the answer excludes it")
         specific = [c for c in part.focus if c.word not in part.generic]
         passages = [self.words(s.text) for s in segments]
         labelled = part.kind is Kind.ANY and any(names_held(n, held) for n in self.asked.names)  # "CURP AOPL…"
         if specific and not labelled and not any(held.holds(c) or any(p.holds(c) for p in passages) for c in specific):
             asked = " ".join(c.word for c in specific)
             return Fit(FOCUS_FIT, f"asks about {asked}; neither the answer nor its passage speaks of it")
-        # "the invoice total", "the Office Depot receipt": the cited document is one (a receipt's total is no answer
-        # to the invoice's)
-        kinds = [c for c in self.asked.clues if c.forms & DOCUMENT_KINDS and not held.holds(c)]
-        if kinds and segments:
-            documents = [self.document(s) for s in segments]
-            missing = [c.word for c in kinds if not any(d.holds(c) for d in documents)]
-            if missing:
-                return Fit(SCOPE_FIT, f"the question asks about {', '.join(missing)}; the cited document is none")
         return FITS
 
     def asks_amount(self, part: Part) -> bool:
         """ "How much", "the total", "the amount", "le montant": a sum of money, which a rate is not."""
         return asks_how_much(self.asked.text) or any(c.forms & _AMOUNT_STEMS for c in part.focus)
 
-    def _scope_fit(self, segments: Sequence[Segment], fit: Fit) -> Fit:
-        """Every name the question gives is spoken of in a cited segment's document."""
-        if not self.asked.names or not segments:
+    def _scope_fit(self, segments: Sequence[Segment], fit: Fit, text: str) -> Fit:
+        """Every name the question gives is spoken of in a cited segment's document; and a kind of document it
+        names ("the invoice total") is what that document is (a receipt's total is no answer to the invoice's)."""
+        if not segments:
             return fit
-        missing: list[str] = []
-        for segment in segments:
-            document = self.document(segment)
-            missing = [" ".join(n) for n in self.asked.names if not names_held(n, document)]
-            if not missing:
-                return fit
-        return Fit(SCOPE_FIT, f"the question names {', '.join(missing)}; the cited document does not")
+        documents = [self.document(s) for s in segments]
+        if self.asked.names:
+            missing = [" ".join(n) for n in self.asked.names if not any(names_held(n, d) for d in documents)]
+            if missing:
+                return Fit(SCOPE_FIT, f"the question names {', '.join(missing)}; the cited document does not")
+        held = self.words(text)
+        kinds = [c for c in self.asked.clues if c.forms & DOCUMENT_KINDS and not held.holds(c)]
+        # (only where another document is one: a context that never says "invoice" cannot tell)
+        kinds = [c for c in kinds if self._context_words is None or self._context_words.holds(c)]
+        missing = [c.word for c in kinds if not any(d.holds(c) for d in documents)]
+        if missing:
+            return Fit(SCOPE_FIT, f"the question asks about {', '.join(missing)}; the cited document is none")
+        return fit
 
     def document(self, segment: Segment) -> Words:
         return union(self._document_words(segment.document_id), self.words(segment.text))
@@ -220,3 +233,14 @@ def answer_status(fits: Sequence[Fit], cited: Sequence[bool]) -> str:
     if any(f.fails or not c for f, c in answering):
         return UNCERTAIN
     return ANSWERED
+
+
+def uncertain_note(metadata: dict | None) -> str | None:
+    """What a reader is told of an `uncertain` answer (the CLI and the page say it alike), or None."""
+    metadata = metadata or {}
+    if metadata.get("answer_status") != UNCERTAIN:
+        return None
+    reasons = [s["fit_warning"] for s in metadata.get("sections", []) if s.get("fit_warning")]
+    if not reasons:
+        reasons = ["a part of it cites no passage"]
+    return f"Uncertain: this answer may not answer the question ({'; '.join(dict.fromkeys(reasons))})."

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
-from query.terms import CJK, QUESTION_CHARS_READ, QUESTION_WORDS, STOPWORDS, content_tokens, fold, tokens
+from query.terms import CJK, QUESTION_CHARS_READ, QUESTION_WORDS, STOPWORDS, content_tokens, fold, has_cjk, tokens
 
 
 class Kind(Enum):
@@ -94,7 +94,7 @@ _PHRASES = {
     "family name": "surname",
     "nom de famille": "surname",
     "パスポート": " passport ",
-    "有効期限": " expiration date ",
+    "有効期限": " expiration ",
     "合計": " total ",
     "総額": " total ",
     "レシート": " receipt ",
@@ -102,8 +102,8 @@ _PHRASES = {
     "請求書": " invoice ",
     "消費税": " tax ",
     "税金": " tax ",
-    "生年月日": " date of birth ",
-    "支払期限": " due date ",
+    "生年月日": " birth ",
+    "支払期限": " due ",
     "住所": " address ",
     "電話番号": " phone number ",
     "金額": " amount ",
@@ -111,6 +111,16 @@ _PHRASES = {
     "苗字": " surname ",
 }
 _PHRASE = re.compile("|".join(map(re.escape, sorted(_PHRASES, key=len, reverse=True))), re.IGNORECASE)
+
+
+def _rewritten(match: re.Match[str]) -> str:
+    """An English phrase for its synonym ("last name": "surname"); a CJK word keeps its own characters, glossed with
+    the English (a Japanese document holds the former, another the latter): "消費税" -> "消費税 (tax)"."""
+    phrase = match.group()
+    english = _PHRASES[phrase.casefold()].strip()
+    return f" {phrase} ({english}) " if has_cjk(phrase) else english
+
+
 # Suffixes taken off, longest first; a stem keeps at least 3 letters ("date" is "dat", never "d").
 _SUFFIXES = ("ation", "ition", "ment", "ated", "ate", "ing", "ed")
 _PLURAL_KEEPS = ("ss", "us", "is")
@@ -281,7 +291,7 @@ RATE_WORDS = frozenset("rate rates percentage percent taux tasa satz steuersatz 
 
 
 def read_question(text: str) -> Question:
-    text = _PHRASE.sub(lambda m: _PHRASES[m.group().casefold()], text[:QUESTION_CHARS_READ])
+    text = _no_possessive(_PHRASE.sub(_rewritten, text[:QUESTION_CHARS_READ]))
     text = _COMPOUND.sub(r"\1 \2", text)
     glosses = _glosses(text)
     clues = {}
@@ -293,6 +303,19 @@ def read_question(text: str) -> Question:
     name_words = {w for name in names for w in name}
     parts = [_read_part(piece, clues, name_words) for piece in pieces or [text]]
     return Question(text, tuple(clues.values()), names, parts)
+
+
+_TOPIC = re.compile(r"[はがを]")
+
+
+def _no_possessive(text: str) -> str:
+    """Japanese "AのBのC" (C of B of A) before its topic particle, written as "C of B of A", the order the reader of
+    English questions knows: "Office Depotのレシートの合計は…" -> "total of receipt of Office Depot は…"."""
+    topic = _TOPIC.search(text)
+    head, tail = (text[: topic.start()], text[topic.start() :]) if topic else (text, "")
+    if "の" not in head:
+        return text
+    return " of ".join(piece.strip() for piece in reversed(head.split("の")) if piece.strip()) + " " + tail
 
 
 def _glosses(text: str) -> dict[str, set[str]]:
@@ -328,9 +351,7 @@ def _names(text: str) -> tuple[tuple[str, ...], ...]:
         if german:  # a noun, unless upper-case or one of two capitalized words ("John Smith", "Office Depot")
             after = matches[i + 1].group() if i + 1 < len(matches) else ""
             before = matches[i - 1].group() if i > 0 else ""
-            paired = (after[:1].isupper() and not _is_function(after)) or (
-                before[:1].isupper() and not _is_function(before) and i > 1
-            )
+            paired = _title(after) or (_title(before) and i > 1)
             capital = word.isupper() or (capital and paired)
         capital = (capital or any(c.isdigit() for c in word)) and not (i == 0 and _is_function(word))
         joined = previous_end >= 0 and not text[previous_end : match.start()].strip(" .-&,")  # "SCE&G", "N. G."
@@ -340,6 +361,11 @@ def _names(text: str) -> tuple[tuple[str, ...], ...]:
             runs.append([word.casefold()])
         previous_end = match.end() if capital else -1
     return tuple(tuple(run) for run in runs if any(len(w) > 1 and not _is_function(w) for w in run))
+
+
+def _title(word: str) -> bool:
+    """ "Smith", not "EDF" nor "die": a German word written so is a name or a noun, two in a row a name."""
+    return word[:1].isupper() and not word.isupper() and not _is_function(word)
 
 
 def is_german(text: str) -> bool:
@@ -363,7 +389,7 @@ def _read_part(text: str, clues: dict[str, Clue], name_words: set[str]) -> Part:
     last = words[-1] if words else ""
     if closing and (words[:1] == ["when"] or by_verb):
         focus_words = [closing]
-    elif kind is Kind.DATE and is_german(text) and last in clues and last not in name_words and last not in run:
+    elif kind is Kind.DATE and is_german(text) and last in clues and last not in run and _written_lower(last, text):
         focus_words = [last]  # "Wann ist die Rechnung fällig?": German ends on what is asked
     else:
         role = None
@@ -380,7 +406,8 @@ def _read_part(text: str, clues: dict[str, Clue], name_words: set[str]) -> Part:
                 owner = chain + last
             elif _all_generic(run, text):
                 # "the passport's date of expiration", "the name of the CEO", "le montant de la TVA": a date of what
-                focus_words = [w for w in run if not _possessive(w, text)] + _first_run(rest[1:], name_words)
+                owned = [w for w in _first_run(rest[1:], name_words) if not _possessive(w, text)]
+                focus_words = [w for w in run if not _possessive(w, text)] + owned
     return Part(
         kind,
         tuple(clues[w] for w in focus_words if w in clues),
@@ -394,6 +421,13 @@ _OF = frozenset("of de del des du von vom der di do da".split())
 # Heads a "date of …", "name of …", "amount of …" is said of: the thing after "of" is what is asked. ("the weight of
 # the shipment", "the phone number of the store": the weight, the phone number.)
 _GENERIC_HEADS = frozenset(w for kind in (Kind.DATE, Kind.NAME, Kind.AMOUNT) for w in _GENERIC[kind].split())
+
+
+def _written_lower(word: str, text: str) -> bool:
+    """Written in lower case in the question: in German, no noun ("fällig", not "Reisepasses")."""
+    return re.search(rf"(?<!\w){re.escape(word)}(?!\w)", fold(text)) is not None and any(
+        w.islower() and fold(w) == word for w in _WORD.findall(text)
+    )
 
 
 def _possessive(word: str, text: str) -> bool:
