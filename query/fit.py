@@ -176,6 +176,14 @@ class FitCheck:
         documents = [self.document(s) for s in segments]
         if self.asked.names:
             missing = [" ".join(n) for n in self.asked.names if not any(names_held(n, d) for d in documents)]
+            # "Service B", "Tool A": a name with a letter names one row, which the claim or its passage holds
+            places = [fold(text), *(fold(s.text) for s in segments)]
+            missing += [
+                " ".join(n)
+                for n in self.asked.names
+                if _row_name(n, self.asked.text)
+                and not any(re.search(r"(?<!\w)" + r"\W+".join(map(re.escape, n)) + r"(?!\w)", p) for p in places)
+            ]
             if missing:
                 return Fit(SCOPE_FIT, f"the question names {', '.join(missing)}; the cited document does not")
         held = self.words(text)
@@ -198,6 +206,13 @@ class FitCheck:
         if text not in self._words:
             self._words[text] = words_of(text)
         return self._words[text]
+
+
+def _row_name(name: tuple[str, ...], question: str) -> bool:
+    """ "Service B", "Tool A": words, then a letter written apart (not "SCE&G")."""
+    if len(name) < 2 or len(name[-1]) != 1 or not name[-1].isalpha():
+        return False
+    return re.search(r"(?<!\w)" + r"\s+".join(map(re.escape, name)) + r"(?!\w)", fold(question)) is not None
 
 
 def names_held(name: tuple[str, ...], words: Words) -> bool:
