@@ -13,12 +13,12 @@ from typing import Any
 
 from ingest import Segment
 from query.defuse import defused
-from query.fit import FITS, Fit, FitCheck, answer_status, says_not_found, union
+from query.fit import FITS, Fit, FitCheck, ScopeWords, answer_status, says_not_found, union
 from query.markers import sentence_markers
 from query.match import SegmentSource
 from query.model import ResolvedSection, SectionCitation, as_segments
 from query.parse import parse_answer, without_surrogates
-from query.question import Words, words_of
+from query.question import words_of
 from query.quote import Quote, find_quote, quote_boxes, quotes_boxes, snippet_preview
 from query.resolve import SectionResolver, as_source, mentioned_ids
 from query.verify import Verifier
@@ -230,40 +230,14 @@ def build_answer(
     fit_check = None
     if question is not None:
         context_words = functools.reduce(union, (words_of(s.text) for s in segments), None)
-        fit_check = FitCheck(question, DocumentWords(segments, workspace), context_words)
+        source = as_source(workspace)
+        fit_check = FitCheck(question, ScopeWords(segments, source.lookup if source else None), context_words)
     builder = AnswerBuilder(page_images, fit_check)
     for section in parsed.sections:
         builder._add(resolver.resolve(section))  # (`add` but for the copy it returns, which is not needed here)
     return builder.payload(
         raw_output=raw_llm_output or "", extra_text=parsed.extra_text, context_ids=resolver.context_ids
     )
-
-
-class DocumentWords:
-    """document_id -> the words of what is known of it: its segments in the context, and its first segments in the
-    workspace (where a document says what it is: "Google INVOICE … John Smith"), looked up once per document."""
-
-    HEAD_SEGMENTS = 3
-
-    def __init__(
-        self, context: list[Segment], workspace: SegmentSource | Mapping[str, Any] | None, head: int = HEAD_SEGMENTS
-    ):
-        self._context = context
-        self._source = as_source(workspace)
-        self._head = head
-        self._words: dict[str, Words] = {}
-
-    def __call__(self, document_id: str) -> Words:
-        if document_id not in self._words:
-            words = Words(frozenset(), frozenset(), frozenset())
-            known = [s for s in self._context if s.document_id == document_id]
-            if self._source is not None:
-                ids = [f"{document_id}:{i}" for i in range(self._head)]
-                known += [s for s in self._source.lookup(ids).values() if s not in known]
-            for segment in known:
-                words = union(words, words_of(segment.text))
-            self._words[document_id] = words
-        return self._words[document_id]
 
 
 def _box(bbox: Any) -> dict[str, float]:

@@ -29,7 +29,7 @@ import orjson
 from ingest import Segment
 from query.candidates import Candidate, candidates_of, label_of
 from query.clause import answering_clause
-from query.fit import FitCheck, union
+from query.fit import FitCheck, ScopeWords, union
 from query.model import as_segments
 from query.question import Clue, Kind, Part, Question, Words, asks_how_much, read_question, words_of
 from query.values import Span, is_money, value_spans
@@ -100,7 +100,7 @@ class _Judge:
             )
         # the one check of every provider's answers (query.fit): a candidate that fails it is never given
         context_words = functools.reduce(union, self.document_words.values(), None)
-        self.fit = FitCheck(asked, self.document_words.__getitem__, context_words)
+        self.fit = FitCheck(asked, ScopeWords(segments), context_words)
         total = len(segments)
         self.weights: dict[Clue, float] = {}
         for clue in asked.clues:

@@ -20,7 +20,7 @@ and the answer is `uncertain`.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ingest import Segment
@@ -98,14 +98,14 @@ def says_not_found(text: str) -> bool:
 
 
 class FitCheck:
-    """The fit of claims to one question. `document_words(document_id)`: the words of what is known of that
-    document (its segments in the context and the workspace); a cited segment's own words are added to it."""
+    """The fit of claims to one question. `scope_words(segment)`: the words of the part of its document a segment
+    belongs to (`ScopeWords`); `context_words`: all the context's words."""
 
     def __init__(
-        self, question: str | Question, document_words: Callable[[str], Words], context_words: Words | None = None
+        self, question: str | Question, scope_words: Callable[[Segment], Words], context_words: Words | None = None
     ):
         self.asked = read_question(question) if isinstance(question, str) else question
-        self._document_words = document_words
+        self._scope_words = scope_words
         self._context_words = context_words  # all the context's words: which kinds of documents it holds
         self.known = frozenset(w.casefold() for w in re.findall(r"\w+", self.asked.text))
         self.asked_forms = frozenset(f for clue in self.asked.clues for f in clue.forms)
@@ -196,7 +196,7 @@ class FitCheck:
         return fit
 
     def document(self, segment: Segment) -> Words:
-        return union(self._document_words(segment.document_id), self.words(segment.text))
+        return union(self._scope_words(segment), self.words(segment.text))
 
     @property
     def _name_words(self) -> frozenset[str]:
@@ -231,12 +231,35 @@ def union(a: Words | None, b: Words) -> Words:
     return Words(a.stems | b.stems, a.abbreviations | b.abbreviations, a.tokens | b.tokens, a.initials | b.initials)
 
 
-def document_words_of(segments: Iterable[Segment]) -> dict[str, Words]:
-    """document_id -> the words of its segments among `segments`."""
-    words: dict[str, Words] = {}
-    for segment in segments:
-        words[segment.document_id] = union(words.get(segment.document_id), words_of(segment.text))
-    return words
+class ScopeWords:
+    """The words of the part of a document a segment belongs to: the document's head (its first segments, where it
+    says what it is: "Google INVOICE … John Smith") and the segment's neighbours. Not the whole document: one file
+    may hold several (a splitter's output: an invoice, a receipt and a bill), and a name spoken of in another of them
+    does not make this one about it. Segments come from the context, then from `lookup` (the workspace), once."""
+
+    HEAD, NEAR = 3, 2
+
+    def __init__(self, context: Iterable[Segment], lookup: Callable[[list[str]], Mapping[str, Segment]] | None = None):
+        self._known = {s.segment_id: s for s in context}
+        self._lookup = lookup
+        self._words: dict[str, Words] = {}
+
+    def __call__(self, segment: Segment) -> Words:
+        key = segment.segment_id
+        if key not in self._words:
+            document, index = segment.document_id, segment.segment_index
+            indexes = {*range(self.HEAD), *range(max(0, index - self.NEAR), index + self.NEAR + 1)}
+            ids = [f"{document}:{i}" for i in sorted(indexes)]
+            missing = [i for i in ids if i not in self._known]
+            if missing and self._lookup is not None:
+                found = self._lookup(missing)
+                self._known.update({i: found.get(i) for i in missing})  # (None: not there, not asked again)
+            words = words_of(segment.text)
+            for i in ids:
+                if (near := self._known.get(i)) is not None:
+                    words = union(words, words_of(near.text))
+            self._words[key] = words
+        return self._words[key]
 
 
 def answer_status(fits: Sequence[Fit], cited: Sequence[bool]) -> str:
