@@ -156,6 +156,9 @@ class FitCheck:
         excluded = {stem(m.group(1)) for m in _EXCLUDING.finditer(fold(text))}
         if shut := [c.word for c in part.focus if c.forms & excluded]:
             return Fit(FOCUS_FIT, f"asks about {' '.join(shut)}; the answer excludes it")
+        if excluded and self.asks_amount(part) and not _EXCLUDING.search(fold(self.asked.text)):
+            # "the invoice total" is all of it, not "Total hors TVA" (unless the question says "before tax")
+            return Fit(FOCUS_FIT, f"asks for the whole amount; the answer excludes {' '.join(sorted(excluded))}")
         specific = [c for c in part.focus if c.word not in part.generic]
         passages = [self.words(s.text) for s in segments]
         labelled = part.kind is Kind.ANY and any(names_held(n, held) for n in self.asked.names)  # "CURP AOPL…"

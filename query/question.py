@@ -113,6 +113,11 @@ _PHRASES = {
 _PHRASE = re.compile("|".join(map(re.escape, sorted(_PHRASES, key=len, reverse=True))), re.IGNORECASE)
 
 
+def translations(text: str) -> list[str]:
+    """The English of the CJK words of `text` the answerer reads ("合計" -> "total")."""
+    return [_PHRASES[m.group().casefold()].strip() for m in _PHRASE.finditer(text) if has_cjk(m.group())]
+
+
 def _rewritten(match: re.Match[str]) -> str:
     """An English phrase for its synonym ("last name": "surname"); a CJK word keeps its own characters, glossed with
     the English (a Japanese document holds the former, another the latter): "消費税" -> "消費税 (tax)"."""
