@@ -42,6 +42,7 @@ _LEGAL_FORMS = frozenset("inc ltd llc corp co plc gmbh ag sa sas sarl srl bv nv"
 # "Total hors TVA", "excluding tax", "ohne MwSt": an amount without the thing asked about.
 _EXCLUDING = re.compile(r"\b(?:hors|excl(?:uding|\.)?|without|before|sans|ohne|sin|net of)\s+(\w+)")
 _TIME = re.compile(r"\b\d{1,2}[:h]\d{2}\b")
+_QUESTION_END = re.compile(r"(?<=[?？])")
 FIT_BAR = 0.5  # below: the section fails the check
 NOT_FOUND_FIT, LABEL_FIT, KIND_FIT, RATE_FIT, FOCUS_FIT, SCOPE_FIT = 0.0, 0.1, 0.2, 0.2, 0.3, 0.2
 
@@ -110,6 +111,7 @@ class FitCheck:
         self.known = frozenset(w.casefold() for w in re.findall(r"\w+", self.asked.text))
         self.asked_forms = frozenset(f for clue in self.asked.clues for f in clue.forms)
         self._words: dict[str, Words] = {}
+        self._scope_names: tuple[tuple[str, ...], ...] | None = None
 
     def check(self, text: str, segments: Sequence[Segment], part: Part | None = None) -> Fit:
         """The fit of the claim `text` citing `segments`, to `part` of the question (None: the part it fits best)."""
@@ -177,13 +179,13 @@ class FitCheck:
         if not segments:
             return fit
         documents = [self.document(s) for s in segments]
-        if self.asked.names:
-            missing = [" ".join(n) for n in self.asked.names if not any(names_held(n, d) for d in documents)]
+        if self.scope_names:
+            missing = [" ".join(n) for n in self.scope_names if not any(names_held(n, d) for d in documents)]
             # "Service B", "Tool A": a name with a letter names one row, which the claim or its passage holds
             places = [fold(text), *(fold(s.text) for s in segments)]
             missing += [
                 " ".join(n)
-                for n in self.asked.names
+                for n in self.scope_names
                 if _row_name(n, self.asked.text)
                 and not any(re.search(r"(?<!\w)" + r"\W+".join(map(re.escape, n)) + r"(?!\w)", p) for p in places)
             ]
@@ -202,8 +204,12 @@ class FitCheck:
         return union(self._scope_words(segment), self.words(segment.text))
 
     @property
-    def _name_words(self) -> frozenset[str]:
-        return frozenset(w for name in self.asked.names for w in name)
+    def scope_names(self) -> tuple[tuple[str, ...], ...]:
+        """The names of the question itself: text pasted after its question mark names nothing it asks about."""
+        if self._scope_names is None:
+            head = _QUESTION_END.split(self.asked.text, maxsplit=1)[0]
+            self._scope_names = self.asked.names if head == self.asked.text else read_question(head).names
+        return self._scope_names
 
     def words(self, text: str) -> Words:
         if text not in self._words:

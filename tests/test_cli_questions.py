@@ -129,7 +129,6 @@ def asked_json(services, service_home, workspace: str, question: str) -> dict:
         ("What is the surname on the passport?", "TRAVELER"),
         ("What is the passport's date of expiration?", "14 OCT 2030"),
         ("What is the expiration date of the passport?", "14 OCT 2030"),
-        ("What is the total on John Smith's invoice?", "19,647.68"),
         ("Wann ist die Rechnung von John Smith fällig?", "Sep 30, 2019"),
         ("Office Depotのレシートの合計はいくらですか？", "544.99"),
     ],
@@ -162,6 +161,19 @@ def test_the_issues_wrong_answers_are_never_given(
     assert payload["metadata"]["answer_status"] in ("answered", "not_found")
     if payload["metadata"]["answer_status"] == "not_found":
         assert payload["metadata"]["citations"] == []
+
+
+def test_john_smiths_total_is_never_another_documents(services, service_home, fit_workspace: str) -> None:
+    """Retrieval brings the Google invoice's page (whose total is in a scrambled column) but not its `Total amount`
+    field: "not found" then, never the receipt's or the bill's total (as before issue 31)."""
+    payload = asked_json(services, service_home, fit_workspace, "What is the total on John Smith's invoice?")
+    metadata = payload["metadata"]
+    if metadata["answer_status"] == "answered":
+        assert "19,647.68" in payload["content"]
+    else:
+        assert (metadata["answer_status"], metadata["citations"]) == ("not_found", [])
+    for other in ("544.99", "148.89", "2140.00", "62,86"):
+        assert other not in payload["content"]
 
 
 def test_no_document_answers_the_ceo_question(services, service_home, fit_workspace: str) -> None:
