@@ -18,7 +18,7 @@ from query.markers import sentence_markers
 from query.match import SegmentSource
 from query.model import ResolvedSection, SectionCitation, as_segments
 from query.parse import parse_answer, without_surrogates
-from query.question import words_of
+from query.question import Words, words_of
 from query.quote import Quote, find_quote, quote_boxes, quotes_boxes, snippet_preview
 from query.resolve import SectionResolver, as_source, mentioned_ids
 from query.verify import Verifier
@@ -229,7 +229,12 @@ def build_answer(
     )
     fit_check = None
     if question is not None:
-        context_words = functools.reduce(union, (words_of(s.text) for s in segments), None)
+
+        def context_words() -> Words:  # only asked for when the question names a kind of document
+            return functools.reduce(
+                union, (words_of(s.text) for s in segments), Words(frozenset(), frozenset(), frozenset())
+            )
+
         source = as_source(workspace)
         fit_check = FitCheck(question, ScopeWords(segments, source.lookup if source else None), context_words)
     builder = AnswerBuilder(page_images, fit_check)

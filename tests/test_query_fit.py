@@ -169,10 +169,17 @@ def test_a_models_value_of_another_document_is_uncertain(workspace) -> None:
 
 
 def test_a_models_answer_of_the_wrong_kind_is_uncertain(workspace) -> None:
+    due = next(i for i, s in workspace.items() if s["text"].startswith("Due date: Sep 30, 2019"))
+    payload = model("The invoice is due upon receipt.", [due], "When is the Google invoice due?", workspace)
+    assert status(payload) == "uncertain"
+    assert fits(payload) == [(0.2, "asks for a date; the answer has none")]
+
+
+def test_a_models_answer_about_something_else_is_uncertain(workspace) -> None:
     name = next(i for i, s in workspace.items() if s["text"] == "Receiver name: Jane Smith,")
     payload = model("Receiver name: Jane Smith,", [name], "When is the Google invoice due?", workspace)
     assert status(payload) == "uncertain"
-    assert fits(payload) == [(0.2, "asks for a date; the answer has none")]
+    assert fits(payload) == [(0.3, "asks about due; neither the answer nor its passage speaks of it")]
 
 
 def test_a_models_right_answer_is_answered(workspace) -> None:
