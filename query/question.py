@@ -189,6 +189,7 @@ _GENERIC = {
     Kind.AMOUNT: "amount cost costs price value sum montant coût prix valeur somme importe precio coste costo valor "
     "suma betrag preis kosten wert summe importo prezzo montante preço bedrag prijs waarde",
     Kind.NUMBER: "number numbers count weight height velocity speed temperature rate power distance size length "
+    "large big tall high far old heavy wide deep fast area surface "
     "volume usage percentage quantity numéro número nummer numero poids peso gewicht quantité cantidad menge "
     "quantità quantidade hoeveelheid",
     Kind.DATE: "date day year time fecha datum jour día giorno dia dag année año jahr anno ano jaar",
@@ -228,6 +229,8 @@ _ASKS = [
         ),
         Kind.NUMBER,
     ),
+    # "how large is the farm": a size, which the adjective does not name ("42 hectares")
+    (re.compile(r"\bhow (?:large|big|tall|high|far|old|heavy|wide|deep|fast)\b"), Kind.NUMBER),
     (HOW_MUCH, Kind.AMOUNT),
     (
         re.compile(
