@@ -348,14 +348,15 @@ def union(a: Words | None, b: Words) -> Words:
 
 
 class ScopeWords:
-    """The words of the part of a document a segment belongs to: the document's head (its first segments, where it
-    says what it is: "Google INVOICE … John Smith") and the segment's neighbours. Not the whole document: one file
+    """The words of the part of a document a segment belongs to: the segment's neighbours, and for a field (Document
+    AI's label and value, placed after the document's text) the document's head (its first segments, where it says
+    what it is: "Google INVOICE … John Smith"). Not the whole document: one file
     may hold several (a splitter's output: an invoice, a receipt and a bill), and a name spoken of in another of them
     does not make this one about it. Segments come from the context; with `workspace=True` the missing ones from
-    `lookup` (the workspace), once each. Names need only the words (`stems=False`, cheap); a kind of document needs
-    their stems too."""
+    `lookup` (the workspace), once each. Names need only the words (`stems=False`, cheap); a kind of document
+    ("invoice") is said once for all of it, so with `stems=True` every known segment of the document counts."""
 
-    HEAD, NEAR = 3, 2
+    HEAD, NEAR = 3, 1
 
     def __init__(self, context: Iterable[Segment], lookup: Callable[[list[str]], Mapping[str, Segment]] | None = None):
         self._known: dict[str, Segment | None] = {s.segment_id: s for s in context}
@@ -366,13 +367,17 @@ class ScopeWords:
         key = (segment.segment_id, stems, workspace)
         if key not in self._words:
             document, index = segment.document_id, segment.segment_index
-            indexes = {*range(self.HEAD), *range(max(0, index - self.NEAR), index + self.NEAR + 1)}
+            indexes = set(range(max(0, index - self.NEAR), index + self.NEAR + 1))
+            if segment.kind == "field" or stems:  # (a field comes after the document's text: its head says whose)
+                indexes.update(range(self.HEAD))
             ids = [f"{document}:{i}" for i in sorted(indexes)]
             missing = [i for i in ids if i not in self._known]
             if workspace and missing and self._lookup is not None:
                 found = self._lookup(missing)
                 self._known.update({i: found.get(i) for i in missing})  # (None: not there, not asked again)
             texts = [segment.text] + [near.text for i in ids if (near := self._known.get(i)) is not None]
+            if stems:  # what kind of document it is: all of it that is known
+                texts += [s.text for s in self._known.values() if s is not None and s.document_id == document]
             of = words_of if stems else names_of
             words = of(texts[0])
             for text in texts[1:]:

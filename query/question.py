@@ -331,6 +331,7 @@ def read_question(text: str) -> Question:
 
 
 _TOPIC = re.compile(r"[はがを]")
+_KATAKANA_NAME = re.compile(r"[ァ-ヺー]+(?:・[ァ-ヺー]+)+")
 
 
 def _no_possessive(text: str) -> str:
@@ -385,6 +386,8 @@ def _names(text: str) -> tuple[tuple[str, ...], ...]:
         elif capital:
             runs.append([word.casefold()])
         previous_end = match.end() if capital else -1
+    # a foreign name in katakana, its parts joined by "・": "ジョン・スミス" (John Smith)
+    runs += [m.group().split("・") for m in _KATAKANA_NAME.finditer(text)]
     return tuple(tuple(run) for run in runs if any(len(w) > 1 and not _is_function(w) for w in run))
 
 
