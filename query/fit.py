@@ -10,8 +10,9 @@ The fit check reads the question (query.question) and asks of each section, in t
 - the *focus*: the thing asked about (or a synonym, in any language the answerer reads) is in the claim or the
   passage it cites ("the amount paid" is not a receiver's name);
 - the *scope*: a name the question gives ("John Smith's invoice", "the Office Depot receipt", "the IBM patent")
-  is spoken of in the cited segment's document (what the caller knows of it: its segments in the context and the
-  workspace), by its words or their initials.
+  is spoken of where the cited segment is (`ScopeWords`: the segment and its neighbours, for a field its
+  document's head too), by its words or their initials; a kind of document it names ("the invoice") is what the
+  cited document is, when another document of the context is one.
 `fit` is 1.0 when every check passes, else the score of the first that fails, with `fit_warning` saying why. The
 offline answerer skips a candidate that fails (precision first); a model's section keeps its text and is flagged,
 and the answer is `uncertain`.
