@@ -212,3 +212,22 @@ def test_without_a_question_fit_is_not_judged(workspace) -> None:
     payload = build_answer(raw, context=list(workspace.values()), workspace=workspace)
     assert fits(payload) == [(None, None)]
     assert status(payload) == "answered"
+
+
+def test_a_models_two_claims_in_one_section_are_both_quoted(workspace) -> None:
+    raw = orjson.dumps(
+        {
+            "sections": [
+                {
+                    "text": "The balance due is $4,647.68 and the due date is Sep 30, 2019.",
+                    "source_ids": ["invoice_parser_1p:0"],
+                }
+            ]
+        }
+    ).decode()
+    question = "What is the balance due and the due date?"
+    payload = build_answer(raw, context=list(workspace.values()), workspace=workspace, question=question)
+    assert status(payload) == "answered"
+    (citation,) = payload["metadata"]["citations"]
+    quoted = " ".join(q["text"] for q in citation["quotes"])
+    assert "$4,647.68" in quoted and "Sep 30, 2019" in quoted
