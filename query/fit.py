@@ -210,12 +210,14 @@ class FitCheck:
         return self._focus_fit(part, text, segments, excluded) or self._kind_fit(part, text) or FITS
 
     def _focus_fit(self, part: Part, text: str, segments: Sequence[Segment], excluded: frozenset[str]) -> Fit | None:
-        if shut := [c.word for c in part.focus if c.forms & excluded]:
+        if excluded and (shut := [c.word for c in part.focus if c.forms & excluded]):
             return Fit(FOCUS_FIT, f"asks about {' '.join(shut)}; the answer excludes it")
         if excluded and self.asks_amount(part) and not _EXCLUDING.search(fold(self.asked.text)):
             # "the invoice total" is all of it, not "Total hors TVA" (unless the question says "before tax")
             return Fit(FOCUS_FIT, f"asks for the whole amount; the answer excludes {' '.join(sorted(excluded))}")
-        specific = self._specific.get(id(part)) or frozenset(c.word for c in part.focus if c.word not in part.generic)
+        specific = self._specific.get(id(part))
+        if specific is None:
+            specific = frozenset(c.word for c in part.focus if c.word not in part.generic)
         if not specific or not self.spoken(text).isdisjoint(specific):
             return None
         labelled = part.kind is Kind.ANY and any(names_held(n, names_of(text)) for n in self.asked.names)  # "CURP …"
