@@ -46,7 +46,7 @@ from typing import Any
 import orjson
 
 from evaluation import Question, Source, holds, holds_all, score_answer
-from evaluation.scoring import DECLINED, RIGHT, PageText, page_texts
+from evaluation.scoring import ANSWERED, DECLINED, NOT_FOUND, RIGHT, WRONG, PageText, page_texts
 from query import build_answer
 from query.extractive import extractive_answer, extractive_sections
 
@@ -209,6 +209,8 @@ class Outcome:
     context_ids: list[str] = field(default_factory=list)
     answerer_seconds: float | None = None  # extractive_sections alone, on the same context, in this process
     sections: list[dict[str, Any]] = field(default_factory=list)  # text, status, error: why a citation is there
+    status: str = "not_found"  # metadata.answer_status (before issue 31: answered when it has a citation)
+    verdict: str = NOT_FOUND  # evaluation.scoring's outcome: right, wrong, not_found; answered or declined
 
 
 def score(q: Question, payload: dict[str, Any] | None, seconds: float, error: str, ws: Workspace) -> Outcome:
@@ -229,6 +231,8 @@ def score(q: Question, payload: dict[str, Any] | None, seconds: float, error: st
     scored = score_answer(q, payload, ws.names, page_text=ws.page_text)
     outcome.good_citations = scored.good_citations
     outcome.correct = scored.outcome in (RIGHT, DECLINED)
+    outcome.verdict = scored.outcome
+    outcome.status = metadata.get("answer_status") or ("answered" if outcome.citations else "not_found")
     outcome.sections = [
         {k: s.get(k) for k in ("text", "source_ids", "citation_status", "citation_error")} for s in metadata["sections"]
     ]
@@ -244,6 +248,32 @@ def score(q: Question, payload: dict[str, Any] | None, seconds: float, error: st
 
 def percent(part: int, whole: int) -> str:
     return f"{part}/{whole} = {100 * part / whole:.0f}%" if whole else "n/a"
+
+
+def verdicts(outcomes: list[Outcome]) -> dict[str, Any]:
+    """Issue 31: right, not found, wrong (shown as answered without the expected value), uncertain, per status."""
+    answerable = [o for o in outcomes if o.question.answerable]
+    statuses: dict[str, int] = {}
+    for o in outcomes:
+        statuses[o.status] = statuses.get(o.status, 0) + 1
+    return {
+        "answerable": len(answerable),
+        "right": sum(o.verdict == RIGHT for o in answerable),
+        "not_found": sum(o.verdict == NOT_FOUND for o in answerable),
+        "wrong": sum(o.verdict == WRONG and o.status != "uncertain" for o in answerable),
+        "uncertain_wrong": sum(o.verdict == WRONG and o.status == "uncertain" for o in answerable),
+        "unanswerable": len(outcomes) - len(answerable),
+        "unanswerable_answered": sum(o.verdict == ANSWERED for o in outcomes if not o.question.answerable),
+        "answer_status": statuses,
+    }
+
+
+def print_verdicts(v: dict[str, Any]) -> None:
+    print(
+        f"verdicts: right {v['right']}, not found {v['not_found']}, wrong {percent(v['wrong'], v['answerable'])} "
+        f"[target <= 3%], uncertain and wrong {v['uncertain_wrong']}, of {v['answerable']} answerable; "
+        f"unanswerable answered {v['unanswerable_answered']} of {v['unanswerable']}; answer_status {v['answer_status']}"
+    )
 
 
 def report(outcomes: list[Outcome], ws: Workspace, verbose: bool) -> dict[str, Any]:
@@ -271,6 +301,7 @@ def report(outcomes: list[Outcome], ws: Workspace, verbose: bool) -> dict[str, A
         "citation_precision": [good, citations],
         "citation_precision_answerable": [good, answerable_citations],
         "not_found_handled": [sum(o.correct for o in unanswerable), len(unanswerable)],
+        "verdicts": verdicts(outcomes),
         "latency_median_s": round(statistics.median(seconds), 3),
         "latency_p90_s": round(seconds[int(0.9 * (len(seconds) - 1))], 3),
         "answer_chars_median": statistics.median(lengths) if lengths else 0,
@@ -282,7 +313,7 @@ def report(outcomes: list[Outcome], ws: Workspace, verbose: bool) -> dict[str, A
     }
     if verbose:
         for o in outcomes:
-            mark = "ok " if o.correct else "BAD"
+            mark = "ok " if o.correct else ("unc" if o.status == "uncertain" else "BAD")
             cites = ", ".join(f"{p[0]}#p{p[1]}" if p else "?" for p in o.citations) or "-"
             print(f"{mark} {o.question.id:22} recall={'y' if o.recalled else 'n'} {o.seconds:5.2f}s cites: {cites}")
             print(f"    {o.content[:200]!r}" + (f" error: {o.error}" if o.error else ""))
@@ -293,6 +324,7 @@ def report(outcomes: list[Outcome], ws: Workspace, verbose: bool) -> dict[str, A
     print(f"citation precision (all):    {percent(*summary['citation_precision'])}   [target >= 90%]")
     print(f"citation precision (answerable questions): {percent(*summary['citation_precision_answerable'])}")
     print(f"'not found' handled:         {summary['not_found_handled'][0]} of {summary['not_found_handled'][1]}")
+    print_verdicts(summary["verdicts"])
     if seconds[-1]:  # a replay measures no latency
         print(
             f"ask latency:                 median {summary['latency_median_s']:.2f} s, "
@@ -318,6 +350,7 @@ def ask_all(questions: list[Question], ws: Workspace, home: Path, verbose: bool)
         {
             "id": o.question.id,
             "correct": o.correct,
+            "status": o.status,
             "recalled": o.recalled,
             "seconds": round(o.seconds, 3),
             "content": o.content,
@@ -343,7 +376,8 @@ def replay(recorded: Path, question_sets: dict[str, list[Question]], verbose: bo
         outcomes = []
         for q in questions:
             context = [ws.rows[i] for i in contexts[q.id]]
-            payload = build_answer(extractive_answer(q.text, context), context=context, workspace=ws.rows)
+            answer = extractive_answer(q.text, context)
+            payload = build_answer(answer, context=context, workspace=ws.rows, question=q.text)
             payload["metadata"]["context_ids"] = contexts[q.id]
             outcomes.append(score(q, payload, 0.0, "", ws))
         report(outcomes, ws, verbose)

@@ -114,10 +114,10 @@ def score_answer(
     found = answer_found(payload)
     if not question.answerable:
         outcome = ANSWERED if found else DECLINED
-    elif holds_all(payload.get("content") or "", question.expected):
-        outcome = RIGHT
+    elif not found:  # an answer that says it found nothing is not right, whatever its text quotes
+        outcome = NOT_FOUND
     else:
-        outcome = WRONG if found else NOT_FOUND
+        outcome = RIGHT if holds_all(payload.get("content") or "", question.expected) else WRONG
     return Score(question, outcome, metadata.get("answer_status"), citations, seconds, tokens_used(metadata))
 
 

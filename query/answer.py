@@ -7,17 +7,20 @@ streams them shows the same numbers as the final payload, which equals `build_an
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ingest import Segment
 from query.defuse import defused
+from query.fit import FITS, Fit, FitCheck, ScopeWords, answer_status, says_not_found, union
 from query.markers import sentence_markers
 from query.match import SegmentSource
 from query.model import ResolvedSection, SectionCitation, as_segments
 from query.parse import parse_answer, without_surrogates
+from query.question import Words, words_of
 from query.quote import Quote, find_quote, quote_boxes, quotes_boxes, snippet_preview
-from query.resolve import SectionResolver, mentioned_ids
+from query.resolve import SectionResolver, as_source, mentioned_ids
 from query.verify import Verifier
 
 # (document_id, page_idx) -> that page's stored image `{"key", "width", "height"}`: what the caller knows of the
@@ -49,8 +52,11 @@ def with_markers(text: str, numbers: list[int]) -> str:
 class AnswerBuilder:
     """The payload of design §5.8, built one resolved section at a time."""
 
-    def __init__(self, page_images: PageImages = NO_PAGE_IMAGES) -> None:
+    def __init__(self, page_images: PageImages = NO_PAGE_IMAGES, fit_check: FitCheck | None = None) -> None:
         self._page_images = page_images
+        self._fit_check = fit_check  # None: no question to check against (fit null)
+        self._fits: list[Fit] = []
+        self._cited: list[bool] = []
         self._numbers: dict[str, int] = {}  # segment_id -> citation number, by first appearance
         self._citations: list[dict[str, Any]] = []
         self._sections: list[dict[str, Any]] = []
@@ -80,6 +86,7 @@ class AnswerBuilder:
         text = "".join(pieces)
         self._texts.append(text)
         self._stats[section.status] += 1
+        fit = self._fit(section)
         entry = {
             "text": section.text,
             "source_ids": section.source_ids,
@@ -87,9 +94,26 @@ class AnswerBuilder:
             "citation_status": section.status,
             "citation_score": section.score,
             "citation_error": section.error,
+            "fit": round(fit.score, 3) if self._fit_check is not None else None,
+            "fit_warning": fit.warning,
         }
         self._sections.append(entry)
         return entry, text
+
+    def _fit(self, section: ResolvedSection) -> Fit:
+        if self._fit_check is not None:
+            fit = self._fit_check.check(section.text, [c.segment for c in section.citations])
+        elif says_not_found(section.text):
+            fit = Fit(0.0, "the answer says it was not found", not_found=True)
+        else:
+            fit = FITS
+        self._fits.append(fit)
+        self._cited.append(bool(section.citations))
+        return fit
+
+    @property
+    def answer_status(self) -> str:
+        return answer_status(self._fits, self._cited)
 
     def _number(self, citation: SectionCitation, section: ResolvedSection) -> int:
         segment_id = citation.segment.segment_id
@@ -136,6 +160,7 @@ class AnswerBuilder:
                 "sentences": sentences,
                 "citation_map": citation_map,
                 "stats": dict(self._stats),
+                "answer_status": self.answer_status,
                 "extra_text": extra_text,
                 "raw_output": _raw_output(raw_output),
                 "context_ids": context_ids,
@@ -190,17 +215,29 @@ def build_answer(
     workspace: SegmentSource | Mapping[str, Any] | None = None,
     verifier: Verifier | None = None,
     page_images: PageImages = NO_PAGE_IMAGES,
+    question: str | None = None,
 ) -> dict[str, Any]:
     """The payload of design §5.8. `context`: the segments retrieved for this question; `workspace`: every
     segment of the workspace (a mapping segment_id -> segment, or a SegmentSource), for existence checks and
     the second tier of the fallback; without it the context is the whole world. `verifier`: how support is
-    judged (default: `LexicalVerifier`). `page_images`: each cited page's stored image, for `page_image`."""
+    judged (default: `LexicalVerifier`). `page_images`: each cited page's stored image, for `page_image`.
+    `question`: what was asked, for each section's `fit` (design §5.9); without it `fit` is null."""
     segments = as_segments(context)
     parsed = parse_answer(raw_llm_output, max_marker=len(segments))
     resolver = SectionResolver(
         context=segments, workspace=workspace, verifier=verifier, prefetch=mentioned_ids(parsed.sections)
     )
-    builder = AnswerBuilder(page_images)
+    fit_check = None
+    if question is not None:
+
+        def context_words() -> Words:  # only asked for when the question names a kind of document
+            return functools.reduce(
+                union, (words_of(s.text) for s in segments), Words(frozenset(), frozenset(), frozenset())
+            )
+
+        source = as_source(workspace)
+        fit_check = FitCheck(question, ScopeWords(segments, source.lookup if source else None), context_words)
+    builder = AnswerBuilder(page_images, fit_check)
     for section in parsed.sections:
         builder._add(resolver.resolve(section))  # (`add` but for the copy it returns, which is not needed here)
     return builder.payload(

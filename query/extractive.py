@@ -17,6 +17,7 @@ answers in the JSON `sections` shape of an LLM, so the rest of the pipeline cann
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Iterable, Mapping
@@ -28,6 +29,7 @@ import orjson
 from ingest import Segment
 from query.candidates import Candidate, candidates_of, label_of
 from query.clause import answering_clause
+from query.fit import FitCheck, ScopeWords, union
 from query.model import as_segments
 from query.question import Clue, Kind, Part, Question, Words, asks_how_much, read_question, words_of
 from query.values import Span, is_money, value_spans
@@ -93,9 +95,12 @@ class _Judge:
         self.segment_words = {s.segment_id: words_of(s.text) for s in segments}
         self.document_words: dict[str, Words] = {}
         for s in segments:
-            self.document_words[s.document_id] = _union(
+            self.document_words[s.document_id] = union(
                 self.document_words.get(s.document_id), self.segment_words[s.segment_id]
             )
+        # the one check of every provider's answers (query.fit): a candidate that fails it is never given
+        context_words = functools.reduce(union, self.document_words.values(), None)
+        self.fit = FitCheck(asked, ScopeWords(segments), context_words)
         total = len(segments)
         self.weights: dict[Clue, float] = {}
         for clue in asked.clues:
@@ -125,6 +130,8 @@ class _Judge:
         # a row is copied whole; an untyped answer has no value to cut the sentence to
         cut = not candidate.row and part.kind is not Kind.ANY
         text = answering_clause(candidate.text, self.anchors(part, candidate), values) if cut else candidate.text
+        if self.fit.check(text, [candidate.segment], part).fails:
+            return None  # a label with no value, a rate for an amount, another document's value
         words = self.words(f"{text}\n{candidate.header}")
         names = self.names_share(candidate, words)
         if names is None:
@@ -244,12 +251,6 @@ class _Judge:
         if text not in self._words:
             self._words[text] = words_of(text)
         return self._words[text]
-
-
-def _union(a: Words | None, b: Words) -> Words:
-    if a is None:
-        return b
-    return Words(a.stems | b.stems, a.abbreviations | b.abbreviations, a.tokens | b.tokens)
 
 
 def _held(name: tuple[str, ...], words: Words) -> float:

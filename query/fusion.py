@@ -15,6 +15,7 @@ import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from ingest import parse_segment_id
+from query.question import translations
 from query.terms import as_indexed, has_cjk, informative_words, rarity, tokens
 
 RRF_K = 60  # the constant of Cormack et al.; a rank-1 hit of one search outweighs a rank-40 hit of both
@@ -33,7 +34,8 @@ def search_terms(question: str, max_terms: int = MAX_FTS_TERMS) -> list[str]:
     accents, lower-cased, so the database parses them as it parsed the indexed text (`simple`); a CJK run gives
     its characters and adjacent pairs. [] when nothing is left."""
     found: dict[str, None] = {}
-    for match in _TOKEN.finditer(as_indexed(question)):
+    # a CJK word the answerer reads also asks for its English ("レシート": receipt), which another document holds
+    for match in _TOKEN.finditer(as_indexed(f"{question} {' '.join(translations(question))}")):
         token = _POSSESSIVE.sub("", match.group())
         # a CJK run is its characters and their pairs, as the index holds CJK text
         for term in tokens(token, keep_accents=True) if has_cjk(token) else [token]:

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
-from query.terms import QUESTION_CHARS_READ, QUESTION_WORDS, STOPWORDS, content_tokens, fold, tokens
+from query.terms import CJK, QUESTION_CHARS_READ, QUESTION_WORDS, STOPWORDS, content_tokens, fold, has_cjk, tokens
 
 
 class Kind(Enum):
@@ -68,9 +68,10 @@ class Words:
     stems: frozenset[str]
     abbreviations: frozenset[str]
     tokens: frozenset[str]  # case-folded words, single letters included: names are matched on these
+    initials: frozenset[str] = frozenset()  # of runs of capitalized words: "ibm" of "International Business Machines"
 
     def holds(self, clue: Clue) -> bool:
-        if clue.forms & (self.stems | self.abbreviations):
+        if not clue.forms.isdisjoint(self.stems) or not clue.forms.isdisjoint(self.abbreviations):
             return True  # "No." is a number, "Tel." a phone: the alias itself, too short a word to be a stem
         # an abbreviation keeps half its word: EXP for "expir", LIC for "licens" (not "licensor"), "Sec." not "securit"
         return any(
@@ -83,6 +84,48 @@ class Words:
 ABBREVIATION_SHARE = 0.5
 _WORD = re.compile(r"\w+")
 _ABBREVIATION = re.compile(r"\b([A-Z]{2,4})\b|\b([A-Za-z]{2,4})\.")
+_CAPITALIZED_RUN = re.compile(r"\b[A-Z][a-z]+(?:[ \t]+(?:of[ \t]+)?[A-Z][a-z]+)+")
+# A word of a name: Latin (and other spaced scripts) apart from CJK, so "Depotのレシート" is "Depot", "の", "レシート".
+_NAME_WORD = re.compile(rf"[^\W{CJK}]+|[{CJK}]+")
+# Words of the languages the answerer reads that a question may use for one of its English words, rewritten before
+# reading (CJK has no spaces to find a word by; several words for one: "last name" is a surname).
+_PHRASES = {
+    "last name": "surname",
+    "family name": "surname",
+    "nom de famille": "surname",
+    "パスポート": " passport ",
+    "有効期限": " expiration ",
+    "合計": " total ",
+    "総額": " total ",
+    "レシート": " receipt ",
+    "領収書": " receipt ",
+    "請求書": " invoice ",
+    "消費税": " tax ",
+    "税金": " tax ",
+    "生年月日": " birth ",
+    "支払期限": " due ",
+    "住所": " address ",
+    "電話番号": " phone number ",
+    "金額": " amount ",
+    "名字": " surname ",
+    "苗字": " surname ",
+}
+_PHRASE = re.compile("|".join(map(re.escape, sorted(_PHRASES, key=len, reverse=True))), re.IGNORECASE)
+
+
+def translations(text: str) -> list[str]:
+    """The English of the CJK words of `text` the answerer reads ("合計" -> "total")."""
+    return [_PHRASES[m.group().casefold()].strip() for m in _PHRASE.finditer(text) if has_cjk(m.group())]
+
+
+def _rewritten(match: re.Match[str]) -> str:
+    """An English phrase for its synonym ("last name": "surname"); a CJK word keeps its own characters, glossed with
+    the English (a Japanese document holds the former, another the latter): "消費税" -> "消費税 (tax)"."""
+    phrase = match.group()
+    english = _PHRASES[phrase.casefold()].strip()
+    return f" {phrase} ({english}) " if has_cjk(phrase) else english
+
+
 # Suffixes taken off, longest first; a stem keeps at least 3 letters ("date" is "dat", never "d").
 _SUFFIXES = ("ation", "ition", "ment", "ated", "ate", "ing", "ed")
 _PLURAL_KEEPS = ("ss", "us", "is")
@@ -131,6 +174,10 @@ _SYNONYMS = (
     "expiration expiry caducidad vencimiento ablauf scadenza validade",
     "issue délivrance expedición emisión ausstellung rilascio emissão afgifte",
     "passport passeport pasaporte reisepass passaporto passaporte paspoort",
+    "surname apellido apellidos nachname cognome sobrenome achternaam family",
+    "shipping freight livraison envío versand spedizione frete verzending",
+    "receipt reçu recibo quittung beleg ricevuta bon",
+    "balance solde saldo",
     "account compte cuenta konto conto conta rekening",
     "customer client cliente kunde klant",
     "payment paiement pago zahlung pagamento betaling",
@@ -142,6 +189,7 @@ _GENERIC = {
     Kind.AMOUNT: "amount cost costs price value sum montant coût prix valeur somme importe precio coste costo valor "
     "suma betrag preis kosten wert summe importo prezzo montante preço bedrag prijs waarde",
     Kind.NUMBER: "number numbers count weight height velocity speed temperature rate power distance size length "
+    "large big tall high far old heavy wide deep fast area surface "
     "volume usage percentage quantity numéro número nummer numero poids peso gewicht quantité cantidad menge "
     "quantità quantidade hoeveelheid",
     Kind.DATE: "date day year time fecha datum jour día giorno dia dag année año jahr anno ano jaar",
@@ -163,7 +211,9 @@ _AMOUNT_WORDS = frozenset(
 )
 # German compounds end on the word they are: "Geburtsdatum" is a date ("Datum") of birth ("Geburt"), read as
 # its two words, in questions and texts alike.
-_COMPOUND = re.compile(r"\b(\w{3,}?)(datum|betrag|summe|nummer|preis|kosten|steuer|gebühr|adresse)\b", re.IGNORECASE)
+COMPOUND_ENDS = ("datum", "betrag", "summe", "nummer", "preis", "kosten", "steuer", "gebühr", "adresse")
+_COMPOUND_HINT = re.compile("|".join(COMPOUND_ENDS), re.IGNORECASE)
+_COMPOUND = re.compile(rf"\b(\w{{3,}}?)({'|'.join(COMPOUND_ENDS)})\b", re.IGNORECASE)
 # (matched on the question case- and accent-folded: "cuándo" is "cuando")
 HOW_MUCH = re.compile(
     r"\bhow much\b|\bcombien\b|\bcuant[oa]\b|\bwie ?viel\b|\bwie hoch\b|\bquant[oa]\b|\bhoeveel\b|いくら|얼마"
@@ -179,6 +229,8 @@ _ASKS = [
         ),
         Kind.NUMBER,
     ),
+    # "how large is the farm": a size, which the adjective does not name ("42 hectares")
+    (re.compile(r"\bhow (?:large|big|tall|high|far|old|heavy|wide|deep|fast)\b"), Kind.NUMBER),
     (HOW_MUCH, Kind.AMOUNT),
     (
         re.compile(
@@ -228,14 +280,44 @@ for _group in _SYNONYMS:
         ALIASES[_stem] = ALIASES.get(_stem, frozenset()) | (_stems - {_stem})
 
 
+@functools.lru_cache(maxsize=8192)
 def words_of(text: str) -> Words:
-    abbreviations = {(m.group(1) or m.group(2)).casefold() for m in _ABBREVIATION.finditer(text)}
-    stems = frozenset(map(stem, content_tokens(_COMPOUND.sub(r"\1 \2", text))))
-    return Words(stems, frozenset(abbreviations), frozenset(w.casefold() for w in _WORD.findall(text)))
+    compound = has_compound(text)  # (the substitution is a third of the work: only when needed)
+    stems = frozenset(map(stem, content_tokens(_COMPOUND.sub(r"\1 \2", text) if compound else text)))
+    tokens_ = frozenset(w.casefold() for w in _WORD.findall(text))
+    return Words(stems, abbreviations_of(text), tokens_, initials_of(text))
+
+
+def has_compound(text: str) -> bool:
+    """A German compound may be in the text ("Gesamtbetrag")."""
+    return _COMPOUND_HINT.search(text) is not None
+
+
+def abbreviations_of(text: str) -> frozenset[str]:
+    """Short upper-case or dotted words: "exp" of "4b EXP:", "pat" of "Pat. No."."""
+    return frozenset((upper or dotted).casefold() for upper, dotted in _ABBREVIATION.findall(text))
+
+
+def initials_of(text: str) -> frozenset[str]:
+    """The initials of runs of capitalized words: "ibm", "bm" of "International Business Machines"."""
+    initials = set()
+    for run in _CAPITALIZED_RUN.finditer(text):
+        letters = [w[0].casefold() for w in run.group().split() if w[0].isupper()]
+        initials.update("".join(letters[i:j]) for i in range(len(letters)) for j in range(i + 2, len(letters) + 1))
+    return frozenset(initials)
+
+
+def asks_rate(part: Part) -> bool:
+    """A rate or a percentage is asked ("the tax rate", "le taux"): a percentage answers it."""
+    return any(c.word in RATE_WORDS for c in part.focus)
+
+
+RATE_WORDS = frozenset("rate rates percentage percent taux tasa satz steuersatz aliquota taxa".split())
 
 
 def read_question(text: str) -> Question:
-    text = _COMPOUND.sub(r"\1 \2", text[:QUESTION_CHARS_READ])
+    text = _no_possessive(_PHRASE.sub(_rewritten, text[:QUESTION_CHARS_READ]))
+    text = _COMPOUND.sub(r"\1 \2", text)
     glosses = _glosses(text)
     clues = {}
     for word in content_tokens(_GLOSS.sub(" ", text)):
@@ -246,6 +328,20 @@ def read_question(text: str) -> Question:
     name_words = {w for name in names for w in name}
     parts = [_read_part(piece, clues, name_words) for piece in pieces or [text]]
     return Question(text, tuple(clues.values()), names, parts)
+
+
+_TOPIC = re.compile(r"[はがを]")
+_KATAKANA_NAME = re.compile(r"[ァ-ヺー]+(?:・[ァ-ヺー]+)+")
+
+
+def _no_possessive(text: str) -> str:
+    """Japanese "AのBのC" (C of B of A) before its topic particle, written as "C of B of A", the order the reader of
+    English questions knows: "Office Depotのレシートの合計は…" -> "total of receipt of Office Depot は…"."""
+    topic = _TOPIC.search(text)
+    head, tail = (text[: topic.start()], text[topic.start() :]) if topic else (text, "")
+    if "の" not in head:
+        return text
+    return " of ".join(piece.strip() for piece in reversed(head.split("の")) if piece.strip()) + " " + tail
 
 
 def _glosses(text: str) -> dict[str, set[str]]:
@@ -273,10 +369,16 @@ def _names(text: str) -> tuple[tuple[str, ...], ...]:
     noun: in a German question only upper-case words and words with digits are names ("EDF", not "Rechnung")."""
     runs: list[list[str]] = []
     previous_end = -1
-    german = not _GERMAN.isdisjoint(_WORD.findall(text))
-    for i, match in enumerate(_WORD.finditer(text)):
+    german = is_german(text)
+    matches = list(_NAME_WORD.finditer(text))
+    for i, match in enumerate(matches):
         word = match.group()
-        capital = word.isupper() if german else word[:1].isupper()
+        capital = word[:1].isupper()
+        if german:  # a noun, unless upper-case or one of two capitalized words ("John Smith", "Office Depot")
+            after = matches[i + 1].group() if i + 1 < len(matches) else ""
+            before = matches[i - 1].group() if i > 0 else ""
+            paired = _title(after) or (_title(before) and i > 1)
+            capital = word.isupper() or (capital and paired)
         capital = (capital or any(c.isdigit() for c in word)) and not (i == 0 and _is_function(word))
         joined = previous_end >= 0 and not text[previous_end : match.start()].strip(" .-&,")  # "SCE&G", "N. G."
         if capital and joined and runs:
@@ -284,7 +386,18 @@ def _names(text: str) -> tuple[tuple[str, ...], ...]:
         elif capital:
             runs.append([word.casefold()])
         previous_end = match.end() if capital else -1
+    # a foreign name in katakana, its parts joined by "・": "ジョン・スミス" (John Smith)
+    runs += [m.group().split("・") for m in _KATAKANA_NAME.finditer(text)]
     return tuple(tuple(run) for run in runs if any(len(w) > 1 and not _is_function(w) for w in run))
+
+
+def _title(word: str) -> bool:
+    """ "Smith", not "EDF" nor "die": a German word written so is a name or a noun, two in a row a name."""
+    return word[:1].isupper() and not word.isupper() and not _is_function(word)
+
+
+def is_german(text: str) -> bool:
+    return not _GERMAN.isdisjoint(_WORD.findall(text))
 
 
 def _is_function(word: str) -> bool:
@@ -301,8 +414,11 @@ def _read_part(text: str, clues: dict[str, Clue], name_words: set[str]) -> Part:
     # the verb names what is asked ("which city does she live in": the city).
     by_verb = (kind is Kind.DATE and set(run) <= generic) or (kind is Kind.NAME and words[:1] in (["who"], ["whom"]))
     owner: list[str] = []
+    last = words[-1] if words else ""
     if closing and (words[:1] == ["when"] or by_verb):
         focus_words = [closing]
+    elif kind is Kind.DATE and is_german(text) and last in clues and last not in run and _written_lower(last, text):
+        focus_words = [last]  # "Wann ist die Rechnung fällig?": German ends on what is asked
     else:
         role = None
         focus_words = run
@@ -312,9 +428,14 @@ def _read_part(text: str, clues: dict[str, Clue], name_words: set[str]) -> Part:
             focus_words = _first_run(rest, name_words) or run  # "which company is the licensee": the licensee
         elif chain and last:  # "Brenda's dog's name": the name, of the dog
             focus_words, owner = last, chain
-        elif rest[:1] == ["of"]:  # "the name of Brenda's dog": the name, of the dog
+        elif rest[:1] and rest[0] in _OF:
             chain, last = _owned(_leading_run(rest[1:]), text, name_words)
-            owner = chain + last
+            if rest[0] == "of" and (chain or last):  # "the name of Brenda's dog": the name, of the dog
+                owner = chain + last
+            elif _all_generic(run, text):
+                # "the passport's date of expiration", "the name of the CEO", "le montant de la TVA": a date of what
+                owned = [w for w in _first_run(rest[1:], name_words) if not _possessive(w, text)]
+                focus_words = [w for w in run if not _possessive(w, text)] + owned
     return Part(
         kind,
         tuple(clues[w] for w in focus_words if w in clues),
@@ -322,6 +443,29 @@ def _read_part(text: str, clues: dict[str, Clue], name_words: set[str]) -> Part:
         role,
         tuple(clues[w] for w in owner if w in clues),
     )
+
+
+_OF = frozenset("of de del des du von vom der di do da".split())
+# Heads a "date of …", "name of …", "amount of …" is said of: the thing after "of" is what is asked. ("the weight of
+# the shipment", "the phone number of the store": the weight, the phone number.)
+_GENERIC_HEADS = frozenset(w for kind in (Kind.DATE, Kind.NAME, Kind.AMOUNT) for w in _GENERIC[kind].split())
+
+
+def _written_lower(word: str, text: str) -> bool:
+    """Written in lower case in the question: in German, no noun ("fällig", not "Reisepasses")."""
+    return re.search(rf"(?<!\w){re.escape(word)}(?!\w)", fold(text)) is not None and any(
+        w.islower() and fold(w) == word for w in _WORD.findall(text)
+    )
+
+
+def _possessive(word: str, text: str) -> bool:
+    return re.search(rf"\b{re.escape(word)}['’]s\b", fold(text)) is not None
+
+
+def _all_generic(run: list[str], text: str) -> bool:
+    """The run names only a kind of value ("date", "name", "montant"), the rest being its owners ("passport's")."""
+    heads = [w for w in run if not _possessive(w, text)]
+    return bool(heads) and set(heads) <= _GENERIC_HEADS
 
 
 def _owned(run: list[str], text: str, name_words: set[str]) -> tuple[list[str], list[str]]:
@@ -358,8 +502,19 @@ def _leading_run(words: list[str], kept: Callable[[str], bool] = lambda _: True)
 def _first_run(words: list[str], name_words: set[str]) -> list[str]:
     """The first run of informative words but single letters, names left out unless it holds nothing else:
     "payment terms" of "What are the payment terms of …", "date" of "What is Sally Walker's date of birth?"."""
-    run = _leading_run(words, lambda word: len(word) > 1 or word.isdigit())
-    return [w for w in run if w not in name_words] or run
+    kept = lambda word: len(word) > 1 or word.isdigit()  # noqa: E731
+    run = _leading_run(words, kept)
+    rest = words
+    while run and set(run) <= name_words:  # "Office Depot の receipt の total": the receipt's total, not the name
+        rest = rest[rest.index(run[-1]) + 1 :]
+        later = _leading_run(rest, kept)
+        if not later or not (_BE | _DO).isdisjoint(rest[: rest.index(later[0])]):
+            break  # "What CURP is printed": the name is what is asked
+        if not set(later) <= name_words:
+            return [w for w in later if w not in name_words]
+        run = later
+    first = _leading_run(words, kept)
+    return [w for w in first if w not in name_words] or first
 
 
 def _closing(text: str, words: list[str]) -> tuple[str | None, str | None]:

@@ -87,3 +87,139 @@ def test_the_app_asking_without_words_gets_a_failed_message_that_says_why(celery
     message = wait_for(lambda: store.get_message(pending.id), lambda m: m.status in MESSAGE_DONE, timeout=60)
     assert message.status == "failed"
     assert message.error == "the question has no words (no letter or digit): ask something"
+
+
+# --- issue 31: a wrong answer must not look like a right one ----------------------------------------------------
+
+# The issue's workspace: nine real outputs (passports, invoices, a receipt, a contract, a patent, a license, a bill)
+# and the French EDF invoice.
+FIT_FILES = (
+    "us_passport_pix2info_specimen_snake.json",
+    "id_proofing_pix2info_passport_snake.json",
+    "invoice_parser_1p.json",
+    "expense_parser_1p.json",
+    "contract_parser_1p.json",
+    "invoice_toolbox_test0_1p.json",
+    "custom_extractor_patent_1p.json",
+    "us_driver_license_dl3_1p.json",
+    "utility_parser_1p_4tables.json",
+)
+
+
+@pytest.fixture(scope="module")
+def fit_workspace(services, service_home, celery_worker, docai_real_dir: Path, docai_dir: Path) -> str:
+    workspace = f"fit-{uuid.uuid4().hex[:8]}"
+    paths = [str(docai_real_dir / name) for name in FIT_FILES] + [
+        str(docai_dir / "invoice_parser_edf_2p_snake_case.json")
+    ]
+    ingested = run(service_env(services, service_home), "ingest", *paths, "--workspace", workspace, timeout=600)
+    assert ingested.returncode == 0, ingested.stderr
+    return workspace
+
+
+def asked_json(services, service_home, workspace: str, question: str) -> dict:
+    asked = run(service_env(services, service_home), "ask", question, "--workspace", workspace, "--json")
+    assert asked.returncode == 0, asked.stderr
+    return orjson.loads(asked.stdout)
+
+
+@pytest.mark.parametrize(
+    ("question", "value"),
+    [
+        ("What is the surname on the passport?", "TRAVELER"),
+        ("What is the passport's date of expiration?", "14 OCT 2030"),
+        ("What is the expiration date of the passport?", "14 OCT 2030"),
+        ("Wann ist die Rechnung von John Smith fällig?", "Sep 30, 2019"),
+        ("Office Depotのレシートの合計はいくらですか？", "544.99"),
+    ],
+)
+def test_the_issues_questions_get_their_value_answered(
+    services, service_home, fit_workspace: str, question: str, value: str
+) -> None:
+    payload = asked_json(services, service_home, fit_workspace, question)
+    metadata = payload["metadata"]
+    assert value in payload["content"]
+    assert metadata["answer_status"] == "answered"
+    assert [(s["fit"], s["fit_warning"]) for s in metadata["sections"]] == [(1.0, None)]
+    assert any(value in c["quote"]["text"] for c in metadata["citations"])
+
+
+@pytest.mark.parametrize(
+    ("question", "never"),
+    [
+        ("What is the name of the CEO of Cymbal Inc.?", "License Agreement"),  # no document says
+        ("What is the surname on the passport?", "Surname/Nom/Apellidos [1]"),  # a label, no value
+        ("How much is the tax?", "5,5%"),  # a rate, asked for an amount
+        ("What is the invoice total?", "544.99"),  # the receipt's total, with invoices in the workspace
+    ],
+)
+def test_the_issues_wrong_answers_are_never_given(
+    services, service_home, fit_workspace: str, question: str, never: str
+) -> None:
+    payload = asked_json(services, service_home, fit_workspace, question)
+    assert never not in payload["content"]
+    assert payload["metadata"]["answer_status"] in ("answered", "not_found")
+    if payload["metadata"]["answer_status"] == "not_found":
+        assert payload["metadata"]["citations"] == []
+
+
+def test_john_smiths_total_is_never_another_documents(services, service_home, fit_workspace: str) -> None:
+    """Retrieval brings the Google invoice's page (whose total is in a scrambled column) but not its `Total amount`
+    field: "not found" then, never the receipt's or the bill's total (as before issue 31)."""
+    payload = asked_json(services, service_home, fit_workspace, "What is the total on John Smith's invoice?")
+    metadata = payload["metadata"]
+    if metadata["answer_status"] == "answered":
+        assert "19,647.68" in payload["content"]
+    else:
+        assert (metadata["answer_status"], metadata["citations"]) == ("not_found", [])
+    for other in ("544.99", "148.89", "2140.00", "62,86"):
+        assert other not in payload["content"]
+
+
+def test_no_document_answers_the_ceo_question(services, service_home, fit_workspace: str) -> None:
+    payload = asked_json(services, service_home, fit_workspace, "What is the name of the CEO of Cymbal Inc.?")
+    assert payload["content"] == "I could not find an answer to this question in your documents."
+    assert payload["metadata"]["answer_status"] == "not_found"
+    assert payload["metadata"]["sections"][0]["fit_warning"] == "the answer says it was not found"
+
+
+def test_each_claim_of_a_two_part_answer_has_its_quote(services, service_home, fit_workspace: str) -> None:
+    question = "What is the balance due and the due date on the Google invoice?"
+    payload = asked_json(services, service_home, fit_workspace, question)
+    metadata = payload["metadata"]
+    assert len(metadata["sections"]) == 2 and metadata["answer_status"] == "answered"
+    quotes = [q["text"] for c in metadata["citations"] for q in c["quotes"]]
+    assert any("4,647.68" in q for q in quotes), quotes
+    assert any("Sep 30, 2019" in q for q in quotes), quotes
+
+
+def test_an_uncertain_answer_is_shown_as_uncertain(
+    services, service_home, fit_workspace: str, store, tmp_path: Path, capsys
+) -> None:
+    """A model's label with no value, published as the worker publishes it: `segcite view` and `segcite ask`'s
+    printing say it is uncertain, and why."""
+    from query import build_answer
+    from worker.cli.ask import _print_answer
+
+    env = service_env(services, service_home)
+    answered = asked_json(services, service_home, fit_workspace, "What is the surname on the passport?")
+    cited = answered["metadata"]["citations"][0]
+    context = list(store.segments_by_ids(workspace_id(fit_workspace), [cited["segment_id"]]).values())
+    assert [s.text for s in context] == [s for s in [context[0].text] if "TRAVELER" in s]
+    question = "What is the surname on the passport?"
+    raw = orjson.dumps({"sections": [{"text": "Surname/Nom/Apellidos", "source_ids": [cited["segment_id"]]}]})
+    payload = build_answer(raw.decode(), context=context, question=question)
+    assert payload["metadata"]["answer_status"] == "uncertain"
+    pending = ask(store, workspace_id(fit_workspace), question)
+    wait_for(lambda: store.get_message(pending.id), lambda m: m.status in MESSAGE_DONE, timeout=60)
+    store.update_message(
+        pending.id, status="done", content=payload["content"], metadata=payload["metadata"], error=None
+    )
+    note = "Uncertain: this answer may not answer the question (the answer is a label with no value)."
+    out = tmp_path / "answer.html"
+    viewed = run(env, "view", pending.id, "--out", str(out))
+    assert viewed.returncode == 0, viewed.stderr
+    assert f'<p class="uncertain" role="alert">⚠ {note}</p>' in out.read_text(encoding="utf-8")
+    _print_answer(store, store.get_message(pending.id), as_json=False)
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[:2] == ["Surname/Nom/Apellidos [1]", note]

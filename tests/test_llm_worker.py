@@ -217,7 +217,7 @@ def test_a_streamed_answer_sends_resolved_sections_while_the_model_writes(llm_wo
 
     # The final answer is exactly what the non-streamed path makes of the same reply.
     context = [s for i in message.metadata["context_ids"] for s in segments if s.segment_id == i]
-    expected = build_answer(reply, context=context, workspace=WorkspaceSegments(store, workspace))
+    expected = build_answer(reply, context=context, workspace=WorkspaceSegments(store, workspace), question=question)
     assert (message.content, message.metadata) == (expected["content"], expected["metadata"])
     assert message.metadata["raw_output"] == reply
     done = next(e for e in events if e["payload"].get("status") == "done")

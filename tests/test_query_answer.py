@@ -205,6 +205,7 @@ def test_payload_keys_of_design_5_8() -> None:
         "extra_text",
         "raw_output",
         "context_ids",
+        "answer_status",
     }
     assert payload["metadata"]["context_ids"] == ["docA:0", "docA:1", "docB:0", "docB:1"]
     assert payload["metadata"]["extra_text"] is None
@@ -215,7 +216,10 @@ def test_payload_keys_of_design_5_8() -> None:
         "citation_status",
         "citation_score",
         "citation_error",
+        "fit",
+        "fit_warning",
     }
+    assert payload["metadata"]["answer_status"] == "answered"
     assert payload["metadata"]["sentences"] == [
         {"text": "Paris is the capital [1].", "start": 0, "end": 25, "citation_ids": [1]}
     ]

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from query.fit import uncertain_note
 from worker.errors import MissingObject, TransientError
 from worker.highlight import missing_geometry
 from worker.objects import ObjectStore
@@ -51,6 +52,7 @@ class AnswerView:
     filenames: Mapping[str, str]
     pages: list[PageView]
     notes: list[str] = field(default_factory=list)  # what could not be shown, said on the page
+    uncertain: str | None = None  # why the answer may not answer the question (answer_status `uncertain`)
 
 
 def collect_view(store: Store, objects: ObjectStore, message: MessageRow) -> AnswerView:
@@ -90,6 +92,7 @@ def collect_view(store: Store, objects: ObjectStore, message: MessageRow) -> Ans
         filenames=filenames,
         pages=list(pages.values()),
         notes=notes,
+        uncertain=uncertain_note(metadata),
     )
 
 
@@ -128,6 +131,8 @@ def render_view(view: AnswerView) -> str:
     parts.append('<main class="layout"><div class="reading">')
     if view.question:
         parts.append(f'<p class="question"><span class="label">Question</span> {html.escape(view.question)}</p>')
+    if view.uncertain:
+        parts.append(f'<p class="uncertain" role="alert">⚠ {html.escape(view.uncertain)}</p>')
     parts.append('<section class="answer" aria-label="Answer">')
     for paragraph in view.content.split("\n\n"):
         parts.append(f"<p>{_with_markers(paragraph, numbers, page_of)}</p>")
@@ -255,6 +260,8 @@ button:focus-visible { outline: 3px solid #2563eb; outline-offset: 2px; }
 .document { font-weight: 600; color: #1f2328; }
 blockquote { margin: .4rem 0; padding-left: .7rem; border-left: 3px solid #fbbf24; }
 .warning { margin: .3rem 0; color: #9a3412; font-size: .9rem; }
+.uncertain { margin: .5rem 0; padding: .4rem .6rem; border-left: 4px solid #d97706; background: #fffbeb;
+  color: #92400e; }
 .note { color: #9a3412; font-size: .9rem; }
 .show { border: 1px solid #d0d7de; background: #f6f8fa; border-radius: 6px; padding: .15rem .6rem; font-size: .85rem; }
 .hint { color: #57606a; }

@@ -30,8 +30,12 @@ def _print_answer(store: Store, message: MessageRow, as_json: bool, streamed: bo
         payload = {"message_id": message.id, "content": message.content, "metadata": message.metadata}
         sys.stdout.buffer.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n")
         return
+    from query.fit import uncertain_note
+
     if not streamed:  # a streamed answer's sections are on the screen already, each with a blank line after it
         click.echo(message.content)
+    if note := uncertain_note(message.metadata):
+        click.echo(note)
     citations = message.metadata.get("citations", [])
     if citations and not streamed:
         click.echo("")

@@ -1,0 +1,418 @@
+"""Question fit (design §5.9): does a claim answer the question, whatever wrote it?
+
+`support` (query.verify) says whether the cited passage backs a claim; an extractive answer is copied from its
+passage, so its support is always 1.0, and a label with no value or another document's total would look right.
+The fit check reads the question (query.question) and asks of each section, in this order:
+- a *not-found* statement ("I could not find…", "je ne sais pas", "わかりません") answers nothing: `not_found`;
+- a *label* only ("Surname/Nom/Apellidos", "Tax (10%):"): the claim holds no word the question does not;
+- the *kind* asked: a date for "when", money or a quantity for "how much" (a rate is no amount unless a rate is
+  asked), a number for "how many", a name for "who", a phone number, an e-mail address;
+- the *focus*: the thing asked about (or a synonym, in any language the answerer reads) is in the claim or the
+  passage it cites ("the amount paid" is not a receiver's name);
+- the *scope*: a name the question gives ("John Smith's invoice", "the Office Depot receipt", "the IBM patent")
+  is spoken of where the cited segment is (`ScopeWords`: the segment and its neighbours, for a field its
+  document's head too), by its words or their initials; a kind of document it names ("the invoice") is what the
+  cited document is, when another document of the context is one.
+`fit` is 1.0 when every check passes, else the score of the first that fails, with `fit_warning` saying why. The
+offline answerer skips a candidate that fails (precision first); a model's section keeps its text and is flagged,
+and the answer is `uncertain`.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from ingest import Segment
+from query.lexical import content_words
+from query.question import (
+    Clue,
+    Kind,
+    Part,
+    Question,
+    Words,
+    abbreviations_of,
+    asks_how_much,
+    asks_rate,
+    has_compound,
+    initials_of,
+    read_question,
+    stem,
+    words_of,
+)
+from query.terms import fold
+from query.values import value_spans
+
+# Kinds of documents a question may name as its scope ("the invoice total", "the passport's surname").
+DOCUMENT_KINDS = frozenset(
+    map(
+        stem,
+        # (kinds a document says it is: an invoice says INVOICE; a receipt or a bill seldom says so)
+        "invoice passport license licence patent facture factura rechnung pasaporte passeport".split(),
+    )
+)
+_AMOUNT_STEMS = frozenset(map(stem, "amount total sum montant betrag importe gesamt".split()))
+# "Inc." of "Cymbal Inc." tells no company from another.
+_LEGAL_FORMS = frozenset("inc ltd llc corp co plc gmbh ag sa sas sarl srl bv nv".split())
+# "Total hors TVA", "excluding tax", "ohne MwSt": an amount without the thing asked about.
+_EXCLUDING = re.compile(r"\b(?:hors|excl(?:uding|\.)?|without|before|sans|ohne|sin|net of)\s+(\w+)")
+_TIME = re.compile(r"\b\d{1,2}[:h]\d{2}\b")
+_WORDS = re.compile(r"\w+")
+_EXCLUSION_HINT = re.compile("hors|excl|without|before|sans|ohne|sin |net of")
+_DIGIT = re.compile(r"\d")
+NOT_FOUND_CHARS = 160  # "I could not find …": a short section (a long one says something, and may say this too)
+LABEL_CHARS = 80  # a label is short: a longer claim says something
+# A word of every phrase `_NOT_FOUND` knows (its cheap filter): "not", "t" of "don't", "kein", "わか"…
+_NOT_FOUND_WORDS = frozenset(
+    "not no t unable unknown ne n aucun aucune pas nicht kein keine keinen weiss weiß non nao não niet geen "
+    "ninguna ninguno cannot".split()
+)
+_NOT_FOUND_CJK = tuple("わか 分か 見つ 記載 不明 不知 找不 没有 未 모르 찾을 없 لا لم غير".split())
+_QUESTION_END = re.compile(r"(?<=[?？])")
+FIT_BAR = 0.5  # below: the section fails the check
+NOT_FOUND_FIT, LABEL_FIT, KIND_FIT, RATE_FIT, FOCUS_FIT, SCOPE_FIT = 0.0, 0.1, 0.2, 0.2, 0.3, 0.2
+
+ANSWERED, UNCERTAIN, NOT_FOUND = "answered", "uncertain", "not_found"
+
+_KIND_NOUNS = {
+    Kind.AMOUNT: "an amount",
+    Kind.NUMBER: "a number",
+    Kind.DATE: "a date",
+    Kind.DURATION: "a duration",
+    Kind.NAME: "a name",
+    Kind.PHONE: "a phone number",
+    Kind.EMAIL: "an e-mail address",
+}
+# Words a label may hold beside the question's own: "Surname/Nom/Apellidos" names, it does not answer.
+_LABEL_WORDS = frozenset(map(stem, "name names nom nombre date number no value field label".split()))
+# "I don't know", "not found", "not mentioned", in the languages the answerer reads (case- and accent-folded).
+_NOT_FOUND = re.compile(
+    r"\b(?:could ?n[o']t|can ?n[o']t|unable to|did ?n[o']t|do ?n[o']t|does ?n[o']t) (?:find|locate|determine|know|say"
+    r"|answer|mention|state|specify|contain|include|provide)"
+    r"|\bno (?:information|mention|answer|data|record|details?)\b|\bnot (?:found|mentioned|stated|specified|provided"
+    r"|available|given|listed|indicated|included|present|known)\b|\bi (?:don'?t|do not) know\b|\bunknown\b"
+    r"|\bne (?:sais|trouve|mentionne|precise|contient|figure|indique)\b|\bn'(?:ai|est|y a|indique|apparait|figure)\b"
+    r"|\baucune? (?:information|mention|donnee|reponse)\b|\bpas (?:trouve|mentionne|indique|precise|disponible)\b"
+    r"|\bno (?:se|lo|la|encontre|encuentro|encontramos|hay|aparece|figura|consta|menciona|indica|sabemos)\b"
+    r"|\bninguna? (?:informacion|mencion|dato)\b|\bnao (?:sei|encontrei|ha|consta|menciona|foi)\b"
+    r"|\bnicht (?:gefunden|angegeben|erwahnt|enthalten|bekannt|verfugbar|finden|sagen)\b|\bweiss (?:ich )?nicht\b"
+    r"|\bkeine? (?:angabe|information|informationen|antwort|hinweis)\b"
+    r"|\bnon (?:so|trovo|ho trovato|e indicat|e menzionat|e specificat|risulta)\b|\bnessuna informazione\b"
+    r"|\bweet (?:ik )?(?:het )?niet\b|\bniet (?:gevonden|vermeld|bekend)\b|\bgeen informatie\b"
+    r"|わかりません|分かりません|見つかりません|見つけられません|記載されていません|記載がありません|不明"
+    r"|不知道|找不到|没有找到|未找到|没有提到|未提及|모르겠|찾을 수 없|없습니다"
+    r"|لا أعرف|لم أجد|غير مذكور"
+)
+
+
+@dataclass(frozen=True)
+class Fit:
+    score: float  # 0..1
+    warning: str | None  # why it fails, or None
+    not_found: bool = False  # the section says the answer was not found
+
+    @property
+    def fails(self) -> bool:
+        return self.score < FIT_BAR
+
+
+FITS = Fit(1.0, None)
+
+
+def says_not_found(text: str) -> bool:
+    """The text says it does not know, in any language the answerer reads. (Such a statement is short, and holds
+    one of a few words: the full pattern only reads the texts that do.)"""
+    if len(text) > NOT_FOUND_CHARS:
+        return False
+    low = text.casefold()
+    if _NOT_FOUND_WORDS.isdisjoint(_WORDS.findall(low)) and not any(hint in low for hint in _NOT_FOUND_CJK):
+        return False
+    return _NOT_FOUND.search(fold(text).replace("’", "'")) is not None
+
+
+@functools.lru_cache(maxsize=8192)
+def folded(text: str) -> str:
+    return fold(text)
+
+
+@functools.lru_cache(maxsize=8192)
+def claim_words(text: str) -> Words:
+    """A claim's or a passage's words as the focus is looked for in them: the verifier's content words of the same
+    text (`query.lexical`, cached: it reads every claim and cited segment), stemmed, and its abbreviations (EXP);
+    a German compound ("Gesamtbetrag") is read as `words_of` reads it."""
+    if has_compound(text):
+        return words_of(text)
+    words = content_words(text)
+    return Words(frozenset(map(stem, words)), abbreviations_of(text), words)
+
+
+class FitCheck:
+    """The fit of claims to one question. `scope_words(segment)`: the words of the part of its document a segment
+    belongs to (`ScopeWords`); `context_words`: all the context's words (or how to get them, when needed)."""
+
+    def __init__(
+        self,
+        question: str | Question,
+        scope_words: ScopeWords,
+        context_words: Words | Callable[[], Words] | None = None,
+    ):
+        self.asked = read_question(question) if isinstance(question, str) else question
+        self._scope_words = scope_words
+        self._context_words = context_words  # all the context's words: which kinds of documents it holds
+        self.known = frozenset(w.casefold() for w in re.findall(r"\w+", self.asked.text))
+        self.asked_forms = frozenset(f for clue in self.asked.clues for f in clue.forms)
+        self._scope_names: tuple[tuple[str, ...], ...] | None = None
+        # (the specific focus of each part: what `spoken` is asked about)
+        parts = self.asked.parts
+        focus = {c for p in parts for c in p.focus if c.word not in p.generic and c.forms}
+        self._clue_patterns = {c: re.compile(_clue_pattern(c)) for c in focus}
+        alternatives = "|".join(map(_clue_pattern, self._clue_patterns)) or "(?!)"
+        self._clue_words = re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)")
+        self._spoken: dict[str, frozenset[str]] = {}
+        self._specific = {id(p): frozenset(c.word for c in p.focus if c.word not in p.generic) for p in parts}
+
+    def check(self, text: str, segments: Sequence[Segment], part: Part | None = None) -> Fit:
+        """The fit of the claim `text` citing `segments`, to `part` of the question (None: the part it fits best)."""
+        if says_not_found(text):
+            return Fit(NOT_FOUND_FIT, "the answer says it was not found", not_found=True)
+        if self.is_label(text):
+            return Fit(LABEL_FIT, "the answer is a label with no value")
+        best = None
+        excluded = excluded_by(text)
+        for candidate in [part] if part is not None else self.asked.parts:
+            fit = self._part_fit(candidate, text, segments, excluded)
+            if best is None or fit.score > best.score:
+                best = fit
+            if not fit.fails:
+                break  # (one part it answers is enough)
+        best = best or FITS
+        return best if best.fails else self._scope_fit(segments, best, text)
+
+    def is_label(self, text: str) -> bool:
+        """Nothing in the claim but the question's words, their synonyms and label words, or a closing colon."""
+        stripped = text.strip()
+        if len(stripped) > LABEL_CHARS or _DIGIT.search(stripped):
+            return False  # "Tax (10%):" answers a question about the rate (the kind check says whether it is asked)
+        if stripped.endswith(":"):
+            return True
+        pieces = [piece for piece in stripped.split("/") if piece.strip()] if "/" in stripped else []
+        if pieces and not re.search(r"\b[A-Z]{2,}", stripped) and any(self.is_label(piece) for piece in pieces):
+            return True  # "Nationality/Nationalité/Nacionalidad": one label in three languages
+        claim = self.words(stripped)
+        new = {s for s in claim.stems if s not in self.asked_forms and s not in _LABEL_WORDS}
+        new = {s for s in new if s not in self.known}
+        return not new and bool(claim.stems or claim.tokens)
+
+    def _part_fit(self, part: Part, text: str, segments: Sequence[Segment], excluded: frozenset[str]) -> Fit:
+        # (the focus first: one scan of each text for all clues; values take a pass of their own)
+        return self._focus_fit(part, text, segments, excluded) or self._kind_fit(part, text) or FITS
+
+    def _focus_fit(self, part: Part, text: str, segments: Sequence[Segment], excluded: frozenset[str]) -> Fit | None:
+        if excluded and (shut := [c.word for c in part.focus if c.forms & excluded]):
+            return Fit(FOCUS_FIT, f"asks about {' '.join(shut)}; the answer excludes it")
+        if excluded and self.asks_amount(part) and not _EXCLUDING.search(fold(self.asked.text)):
+            # "the invoice total" is all of it, not "Total hors TVA" (unless the question says "before tax")
+            return Fit(FOCUS_FIT, f"asks for the whole amount; the answer excludes {' '.join(sorted(excluded))}")
+        specific = self._specific.get(id(part))
+        if specific is None:
+            specific = frozenset(c.word for c in part.focus if c.word not in part.generic)
+        if not specific or not self.spoken(text).isdisjoint(specific):
+            return None
+        labelled = part.kind is Kind.ANY and any(names_held(n, names_of(text)) for n in self.asked.names)  # "CURP …"
+        if labelled or any(not self.spoken(s.text).isdisjoint(specific) for s in segments):
+            return None
+        asked = " ".join(c.word for c in part.focus if c.word in specific)
+        return Fit(FOCUS_FIT, f"asks about {asked}; neither the answer nor its passage speaks of it")
+
+    def _kind_fit(self, part: Part, text: str) -> Fit | None:
+        if part.kind is Kind.ANY:
+            return None
+        separators = {c.word for c in part.focus}
+        spans = value_spans(part.kind, text, self.known, separators)
+        if part.kind is Kind.NAME and ":" in text:  # "NET PAY: 1,479 93": a label is no name
+            spans = [(a, b) for a, b in spans if a > text.index(":")]
+        if part.kind in (Kind.AMOUNT, Kind.NUMBER) and spans:  # the digits of a date or a time are no amount
+            dates = [(x, y) for x, y in value_spans(Kind.DATE, text, ()) if not text[x:y].isdigit()]  # (not 2000)
+            dates += [m.span() for m in _TIME.finditer(text)]
+            spans = [(a, b) for a, b in spans if not any(a < y and x < b for x, y in dates)]
+        if not spans:
+            return Fit(KIND_FIT, f"asks for {_KIND_NOUNS[part.kind]}; the answer has none")
+        rates = all(text[a:b].rstrip().endswith("%") for a, b in spans)
+        if part.kind is Kind.AMOUNT and rates and not asks_rate(part) and self.asks_amount(part):
+            return Fit(RATE_FIT, "asks for an amount; the answer gives only a rate")
+        return None
+
+    def asks_amount(self, part: Part) -> bool:
+        """ "How much", "the total", "the amount", "le montant": a sum of money, which a rate is not."""
+        return asks_how_much(self.asked.text) or any(c.forms & _AMOUNT_STEMS for c in part.focus)
+
+    def _scope_fit(self, segments: Sequence[Segment], fit: Fit, text: str) -> Fit:
+        """Every name the question gives is spoken of where a cited segment is (`ScopeWords`); and a kind of document
+        it names ("the invoice total") is what that document is (a receipt's total is no answer to the invoice's)."""
+        if not segments:
+            return fit
+        if self.scope_names:
+            claim = names_of(text)
+            missing = self._missing_names(segments, claim, workspace=False)  # the context first: no lookup
+            if missing:
+                missing = self._missing_names(segments, claim, workspace=True)
+            # "Service B", "Tool A": a name with a letter names one row, which the claim or its passage holds
+            places = [fold(text), *(fold(s.text) for s in segments)]
+            missing += [
+                " ".join(n)
+                for n in self.scope_names
+                if _row_name(n, self.asked.text)
+                and not any(re.search(r"(?<!\w)" + r"\W+".join(map(re.escape, n)) + r"(?!\w)", p) for p in places)
+            ]
+            if missing:
+                return Fit(SCOPE_FIT, f"the question names {', '.join(missing)}; the cited document does not")
+        kinds = [c for c in self.asked.clues if c.forms & DOCUMENT_KINDS]
+        if kinds:
+            held = self.words(text)
+            # (only where another document is one: a context that never says "invoice" cannot tell)
+            kinds = [c for c in kinds if not held.holds(c) and self.context_holds(c)]
+            documents = [self._scope_words(s, stems=True) for s in segments] if kinds else []
+            missing = [c.word for c in kinds if not any(d.holds(c) for d in documents)]
+            if missing:
+                return Fit(SCOPE_FIT, f"the question asks about {', '.join(missing)}; the cited document is none")
+        return fit
+
+    def _missing_names(self, segments: Sequence[Segment], claim: Words, *, workspace: bool) -> list[str]:
+        places = [union(claim, self._scope_words(s, workspace=workspace)) for s in segments]
+        return [" ".join(n) for n in self.scope_names if not any(names_held(n, p) for p in places)]
+
+    def context_holds(self, clue: Clue) -> bool:
+        if self._context_words is None:
+            return True
+        if callable(self._context_words):
+            self._context_words = self._context_words()
+        return self._context_words.holds(clue)
+
+    @property
+    def scope_names(self) -> tuple[tuple[str, ...], ...]:
+        """The names of the question itself: text pasted after its question mark names nothing it asks about."""
+        if self._scope_names is None:
+            head = _QUESTION_END.split(self.asked.text, maxsplit=1)[0]
+            self._scope_names = self.asked.names if head == self.asked.text else read_question(head).names
+        return self._scope_names
+
+    def words(self, text: str) -> Words:
+        return claim_words(text)
+
+    def spoken(self, text: str) -> frozenset[str]:
+        """The question's clues a text (a claim, a passage) speaks of: a word of it starts with one of a clue's stems
+        ("expiration", "Gesamtbetrag" of "gesamt"), or abbreviates one ("EXP" of "expir", keeping half of it). One
+        scan of a text for all clues, no stemming; once a text (a passage backs several claims)."""
+        if text not in self._spoken:
+            found: set[str] = set()
+            for match in self._clue_words.finditer(folded(text)):
+                word = match.group()
+                found.update(c.word for c, pattern in self._clue_patterns.items() if pattern.fullmatch(word))
+            self._spoken[text] = frozenset(found)
+        return self._spoken[text]
+
+
+def excluded_by(text: str) -> frozenset[str]:
+    """The stems a text excludes: "tva" of "Total hors TVA", "tax" of "excluding tax"."""
+    if _EXCLUSION_HINT.search(text.casefold()) is None:
+        return frozenset()
+    return frozenset(stem(m.group(1)) for m in _EXCLUDING.finditer(fold(text)))
+
+
+def _clue_pattern(clue: Clue) -> str:
+    """A word starting with one of the clue's stems, or a short form keeping half of one ("exp" of "expir")."""
+    shortened = {f[:k] for f in clue.forms if f.isalpha() for k in range(max(3, -(-len(f) // 2)), len(f))}
+    return "|".join([rf"{re.escape(form)}\w*" for form in sorted(clue.forms)] + sorted(map(re.escape, shortened)))
+
+
+def _row_name(name: tuple[str, ...], question: str) -> bool:
+    """ "Service B", "Tool A": words, then a letter written apart (not "SCE&G")."""
+    if len(name) < 2 or len(name[-1]) != 1 or not name[-1].isalpha():
+        return False
+    return re.search(r"(?<!\w)" + r"\s+".join(map(re.escape, name)) + r"(?!\w)", fold(question)) is not None
+
+
+def names_held(name: tuple[str, ...], words: Words) -> bool:
+    """A name is spoken of: most of its telling words are there, or it is the initials of words that are ("IBM":
+    International Business Machines)."""
+    telling = tuple(w for w in name if len(w) > 1 and w not in _LEGAL_FORMS) or name
+    held = sum(w in words.tokens or (len(w) >= 4 and any(t.startswith(w) for t in words.tokens)) for w in telling)
+    if held * 2 >= len(telling) and held:
+        return True
+    return len(telling) == 1 and telling[0].isalpha() and telling[0] in words.initials
+
+
+def union(a: Words | None, b: Words) -> Words:
+    if a is None:
+        return b
+    return Words(a.stems | b.stems, a.abbreviations | b.abbreviations, a.tokens | b.tokens, a.initials | b.initials)
+
+
+class ScopeWords:
+    """The words of the part of a document a segment belongs to: the segment's neighbours, and for a field (Document
+    AI's label and value, placed after the document's text) the document's head (its first segments, where it says
+    what it is: "Google INVOICE … John Smith"). Not the whole document: one file
+    may hold several (a splitter's output: an invoice, a receipt and a bill), and a name spoken of in another of them
+    does not make this one about it. Segments come from the context; with `workspace=True` the missing ones from
+    `lookup` (the workspace), once each. Names need only the words (`stems=False`, cheap); a kind of document
+    ("invoice") is said once for all of it, so with `stems=True` every known segment of the document counts."""
+
+    HEAD, NEAR = 3, 1
+
+    def __init__(self, context: Iterable[Segment], lookup: Callable[[list[str]], Mapping[str, Segment]] | None = None):
+        self._known: dict[str, Segment | None] = {s.segment_id: s for s in context}
+        self._lookup = lookup
+        self._words: dict[tuple[str, bool, bool], Words] = {}
+
+    def __call__(self, segment: Segment, *, stems: bool = False, workspace: bool = True) -> Words:
+        key = (segment.segment_id, stems, workspace)
+        if key not in self._words:
+            document, index = segment.document_id, segment.segment_index
+            indexes = set(range(max(0, index - self.NEAR), index + self.NEAR + 1))
+            if segment.kind == "field" or stems:  # (a field comes after the document's text: its head says whose)
+                indexes.update(range(self.HEAD))
+            ids = [f"{document}:{i}" for i in sorted(indexes)]
+            missing = [i for i in ids if i not in self._known]
+            if workspace and missing and self._lookup is not None:
+                found = self._lookup(missing)
+                self._known.update({i: found.get(i) for i in missing})  # (None: not there, not asked again)
+            texts = [segment.text] + [near.text for i in ids if (near := self._known.get(i)) is not None]
+            if stems:  # what kind of document it is: all of it that is known
+                texts += [s.text for s in self._known.values() if s is not None and s.document_id == document]
+            of = words_of if stems else names_of
+            words = of(texts[0])
+            for text in texts[1:]:
+                words = union(words, of(text))
+            self._words[key] = words
+        return self._words[key]
+
+
+@functools.lru_cache(maxsize=8192)
+def names_of(text: str) -> Words:
+    """A text's words and initials, without stems: what a name is looked for in (a tenth of `words_of`'s work)."""
+    words = frozenset(w.casefold() for w in _WORDS.findall(text))
+    return Words(frozenset(), frozenset(), words, initials_of(text))
+
+
+def answer_status(fits: Sequence[Fit], cited: Sequence[bool]) -> str:
+    """`not_found` when no section answers; `uncertain` when a section that answers fails the check or cites
+    nothing; else `answered`."""
+    answering = [(f, c) for f, c in zip(fits, cited, strict=True) if not f.not_found]
+    if not answering:
+        return NOT_FOUND
+    if any(f.fails or not c for f, c in answering):
+        return UNCERTAIN
+    return ANSWERED
+
+
+def uncertain_note(metadata: dict | None) -> str | None:
+    """What a reader is told of an `uncertain` answer (the CLI and the page say it alike), or None."""
+    metadata = metadata or {}
+    if metadata.get("answer_status") != UNCERTAIN:
+        return None
+    reasons = [s["fit_warning"] for s in metadata.get("sections", []) if s.get("fit_warning")]
+    if not reasons:
+        reasons = ["a part of it cites no passage"]
+    return f"Uncertain: this answer may not answer the question ({'; '.join(dict.fromkeys(reasons))})."

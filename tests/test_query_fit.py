@@ -1,0 +1,233 @@
+"""Issue 31: a wrong answer must not look like a right one. The question-fit check (query.fit, design §5.9) through
+`build_answer`, on the real Document AI outputs the issue tried: the offline answerer's answers, and a model's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+
+from ingest import build_segments
+from query import build_answer
+from query.extractive import NOT_FOUND, extractive_answer
+
+# The issue's workspace: passports, invoices, receipts, a contract, an EDF invoice.
+ISSUE_FILES = (
+    "us_passport_pix2info_specimen_snake.json",
+    "id_proofing_pix2info_passport_snake.json",
+    "invoice_parser_1p.json",
+    "expense_parser_1p.json",
+    "contract_parser_1p.json",
+    "invoice_toolbox_test0_1p.json",
+    "custom_extractor_patent_1p.json",
+    "us_driver_license_dl3_1p.json",
+    "utility_parser_1p_4tables.json",
+)
+
+
+@pytest.fixture(scope="module")
+def workspace(docai_real_dir: Path, docai_dir: Path) -> dict[str, dict]:
+    segments = {}
+    for name in ISSUE_FILES:
+        for s in build_segments((docai_real_dir / name).read_bytes(), name.removesuffix(".json")):
+            segments[s.segment_id] = s.to_dict()
+    edf = build_segments((docai_dir / "invoice_parser_edf_2p_snake_case.json").read_bytes(), "edf")
+    segments.update({s.segment_id: s.to_dict() for s in edf})
+    return segments
+
+
+def offline(question: str, workspace: dict[str, dict], documents: tuple[str, ...] = ()) -> dict:
+    context = [s for s in workspace.values() if not documents or s["document_id"] in documents]
+    return build_answer(extractive_answer(question, context), context=context, workspace=workspace, question=question)
+
+
+def model(text: str, source_ids: list[str], question: str, workspace: dict[str, dict]) -> dict:
+    raw = orjson.dumps({"sections": [{"text": text, "source_ids": source_ids}]}).decode()
+    context = list(workspace.values())
+    return build_answer(raw, context=context, workspace=workspace, question=question)
+
+
+def status(payload: dict) -> str:
+    return payload["metadata"]["answer_status"]
+
+
+def fits(payload: dict) -> list[tuple[float, str | None]]:
+    return [(s["fit"], s["fit_warning"]) for s in payload["metadata"]["sections"]]
+
+
+# --- the offline answerer: precision first ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the surname on the passport?",
+        "What is the last name on the passport?",
+        "¿Cuál es el apellido en el pasaporte?",
+    ],
+)
+def test_the_surname_is_a_value_never_the_label(workspace, question: str) -> None:
+    payload = offline(question, workspace)
+    assert "TRAVELER" in payload["content"]
+    assert payload["content"].strip() != "Surname/Nom/Apellidos [1]"
+    assert status(payload) == "answered"
+    assert fits(payload) == [(1.0, None)]
+
+
+def test_a_question_no_document_answers_is_not_found(workspace) -> None:
+    payload = offline("What is the name of the CEO of Cymbal Inc.?", workspace)
+    assert payload["content"] == NOT_FOUND
+    assert payload["metadata"]["citations"] == []
+    assert status(payload) == "not_found"
+    assert fits(payload) == [(0.0, "the answer says it was not found")]
+
+
+def test_the_invoice_a_question_names_is_the_one_answered(workspace) -> None:
+    payload = offline("What is the total on John Smith's invoice?", workspace)
+    assert "19,647.68" in payload["content"]
+    assert {c["document_id"] for c in payload["metadata"]["citations"]} == {"invoice_parser_1p"}
+    assert status(payload) == "answered"
+
+
+def test_the_invoice_total_is_never_a_receipts(workspace) -> None:
+    payload = offline("What is the invoice total?", workspace)
+    assert "544.99" not in payload["content"]
+    assert "expense_parser_1p" not in {c["document_id"] for c in payload["metadata"]["citations"]}
+
+
+def test_an_amount_is_never_a_rate(workspace) -> None:
+    payload = offline("How much is the tax?", workspace, documents=("edf",))
+    assert "5,5%" not in payload["content"] and "5,5 %" not in payload["content"]
+    assert status(payload) in ("answered", "not_found")
+    if status(payload) == "answered":
+        assert "7,99" in payload["content"]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the passport's date of expiration?",
+        "What is the expiration date of the passport?",
+        "When does the passport expire?",
+        "パスポートの有効期限はいつですか？",
+    ],
+)
+def test_word_order_and_language_do_not_change_the_answer(workspace, question: str) -> None:
+    payload = offline(question, workspace)
+    assert "14 OCT 2030" in payload["content"]
+    assert status(payload) == "answered"
+
+
+def test_a_german_question_names_john_smith(workspace) -> None:
+    payload = offline("Wann ist die Rechnung von John Smith fällig?", workspace)
+    assert "Sep 30, 2019" in payload["content"]
+    assert {c["document_id"] for c in payload["metadata"]["citations"]} == {"invoice_parser_1p"}
+
+
+def test_a_japanese_question_names_office_depot(workspace) -> None:
+    payload = offline("Office Depotのレシートの合計はいくらですか？", workspace)
+    assert "544.99" in payload["content"]
+    assert {c["document_id"] for c in payload["metadata"]["citations"]} == {"expense_parser_1p"}
+
+
+def test_each_claim_of_a_two_part_answer_has_a_quote_holding_its_value(workspace) -> None:
+    payload = offline("What is the balance due and the due date?", workspace, documents=("invoice_parser_1p",))
+    sections = payload["metadata"]["sections"]
+    assert len(sections) == 2 and status(payload) == "answered"
+    citations = {c["number"]: c for c in payload["metadata"]["citations"]}
+    quoted = [" ".join(q["text"] for q in citations[n]["quotes"]) for s in sections for n in s["citations"]]
+    assert any("4,647.68" in q for q in quoted)
+    assert any("Sep 30, 2019" in q for q in quoted)
+
+
+# --- a model's answer: kept, flagged ---------------------------------------------------------------------------
+
+
+def test_a_models_label_is_kept_and_uncertain(workspace) -> None:
+    payload = model(
+        "Surname/Nom/Apellidos", ["us_passport_pix2info_specimen_snake:0"], "What is the surname?", workspace
+    )
+    assert payload["content"].startswith("Surname/Nom/Apellidos")
+    assert status(payload) == "uncertain"
+    assert fits(payload) == [(0.1, "the answer is a label with no value")]
+
+
+def test_a_models_rate_for_an_amount_is_uncertain(workspace) -> None:
+    tva = next(i for i, s in workspace.items() if s["document_id"] == "edf" and "TVA\n5,5%" in s["text"])
+    payload = model("TVA: 5,5%", [tva], "How much is the tax?", workspace)
+    assert status(payload) == "uncertain"
+    assert fits(payload) == [(0.2, "asks for an amount; the answer gives only a rate")]
+
+
+def test_a_models_value_of_another_document_is_uncertain(workspace) -> None:
+    total = next(i for i, s in workspace.items() if s["text"] == "Total: 544.99")
+    payload = model("Total: 544.99", [total], "What is the total on John Smith's invoice?", workspace)
+    assert payload["content"] == "Total: 544.99 [1]"
+    assert status(payload) == "uncertain"
+    assert fits(payload) == [(0.2, "the question names john smith; the cited document does not")]
+
+
+def test_a_models_answer_of_the_wrong_kind_is_uncertain(workspace) -> None:
+    due = next(i for i, s in workspace.items() if s["text"].startswith("Due date: Sep 30, 2019"))
+    payload = model("The invoice is due upon receipt.", [due], "When is the Google invoice due?", workspace)
+    assert status(payload) == "uncertain"
+    assert fits(payload) == [(0.2, "asks for a date; the answer has none")]
+
+
+def test_a_models_answer_about_something_else_is_uncertain(workspace) -> None:
+    name = next(i for i, s in workspace.items() if s["text"] == "Receiver name: Jane Smith,")
+    payload = model("Receiver name: Jane Smith,", [name], "When is the Google invoice due?", workspace)
+    assert status(payload) == "uncertain"
+    assert fits(payload) == [(0.3, "asks about due; neither the answer nor its passage speaks of it")]
+
+
+def test_a_models_right_answer_is_answered(workspace) -> None:
+    due = next(i for i, s in workspace.items() if s["text"].startswith("Due date: Sep 30, 2019"))
+    payload = model("The invoice is due on Sep 30, 2019.", [due], "When is John Smith's invoice due?", workspace)
+    assert status(payload) == "answered"
+    assert fits(payload) == [(1.0, None)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I don't know.",
+        "The documents do not mention it.",
+        "Je ne sais pas.",
+        "No se menciona en los documentos.",
+        "Das ist in den Dokumenten nicht angegeben.",
+        "わかりません。",
+        "文档中没有提到。",
+    ],
+)
+def test_a_model_that_does_not_know_is_not_found(workspace, text: str) -> None:
+    payload = model(text, [], "What is the name of the CEO of Cymbal Inc.?", workspace)
+    assert status(payload) == "not_found"
+    assert payload["metadata"]["sections"][0]["fit_warning"] == "the answer says it was not found"
+
+
+def test_without_a_question_fit_is_not_judged(workspace) -> None:
+    raw = orjson.dumps({"sections": [{"text": "Total: 544.99", "source_ids": []}]}).decode()
+    payload = build_answer(raw, context=list(workspace.values()), workspace=workspace)
+    assert fits(payload) == [(None, None)]
+    assert status(payload) == "answered"
+
+
+def test_a_models_two_claims_in_one_section_are_both_quoted(workspace) -> None:
+    raw = orjson.dumps(
+        {
+            "sections": [
+                {
+                    "text": "The balance due is $4,647.68 and the due date is Sep 30, 2019.",
+                    "source_ids": ["invoice_parser_1p:0"],
+                }
+            ]
+        }
+    ).decode()
+    question = "What is the balance due and the due date?"
+    payload = build_answer(raw, context=list(workspace.values()), workspace=workspace, question=question)
+    assert status(payload) == "answered"
+    (citation,) = payload["metadata"]["citations"]
+    quoted = " ".join(q["text"] for q in citation["quotes"])
+    assert "$4,647.68" in quoted and "Sep 30, 2019" in quoted
