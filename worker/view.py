@@ -145,7 +145,7 @@ def render_view(view: AnswerView) -> str:
         parts.append("</ol></section>")
     parts.append('</div><div class="viewer" id="viewer" aria-live="polite">')
     parts.append('<p class="hint" id="hint">Choose a citation marker to see its page.</p>')
-    parts.extend(_page_figure(page, view.filenames) for page in view.pages)
+    parts.extend(page_figure(page, view.filenames) for page in view.pages)
     parts.append("</div></main>")
     parts.append(_SCRIPT)
     parts.append("</body></html>\n")
@@ -194,7 +194,7 @@ def _citation_item(citation: Mapping[str, Any], filenames: Mapping[str, str], pa
     )
 
 
-def _page_figure(page: PageView, filenames: Mapping[str, str]) -> str:
+def page_figure(page: PageView, filenames: Mapping[str, str]) -> str:
     ratio = page.height / page.width if page.width else LETTER[1] / LETTER[0]
     title = f"{filenames.get(page.document_id, page.document_id)}, page {page.page_idx + 1}"
     if page.data_uri:
@@ -229,15 +229,8 @@ def _percent(value: float) -> str:
     return f"{min(max(float(value), 0.0), 1.0) * 100:.4f}%"
 
 
-_HEAD = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy"
- content="default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
-<link rel="icon" href="data:,">
-<title>segcite answer</title>
-<style>
-:root { color-scheme: light; --accent: #b45309; --mark: rgba(255, 204, 0, 0.38); }
+# The page's CSS, which `segcite eval`'s report shares (worker/evalrun/html.py).
+VIEW_STYLE = """:root { color-scheme: light; --accent: #b45309; --mark: rgba(255, 204, 0, 0.38); }
 * { box-sizing: border-box; }
 body { margin: 0; font: 16px/1.55 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1f2328;
   background: #f6f7f9; }
@@ -278,8 +271,22 @@ figcaption { font-size: .9rem; color: #57606a; margin-bottom: .4rem; }
   .layout { grid-template-columns: minmax(0, 1fr); padding: .75rem; gap: 1rem; }
   .viewer { position: static; max-height: none; overflow: visible; }
 }
-</style></head><body>
 """
+
+_HEAD = (
+    """<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy"
+ content="default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
+<link rel="icon" href="data:,">
+<title>segcite answer</title>
+<style>
+"""
+    + VIEW_STYLE
+    + """</style></head><body>
+"""
+)
 
 _SCRIPT = """<script>
 (function () {

@@ -14,8 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from worker.evalrun.report import KIND_ORDER
-from worker.view import _HEAD as VIEW_HEAD
-from worker.view import AnswerView, _page_figure
+from worker.view import VIEW_STYLE, AnswerView, page_figure
 
 COLORS = {
     "right": "#15803d",
@@ -33,7 +32,6 @@ OUTCOME_LABELS = {
     "declined": "said not found (right: unanswerable)",
     "answered": "answered (wrong)",
 }
-_VIEW_STYLE = VIEW_HEAD[VIEW_HEAD.index("<style>") + len("<style>") : VIEW_HEAD.index("</style>")]
 _DATA_SRC = re.compile(r'src="(data:[^"]+)"')
 
 
@@ -74,7 +72,7 @@ def _head(report: Mapping[str, Any]) -> str:
         '<meta http-equiv="Content-Security-Policy"\n'
         " content=\"default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n"
         '<link rel="icon" href="data:,">\n'
-        f"<title>segcite eval: {html.escape(workspace)}</title>\n<style>{_VIEW_STYLE}{_STYLE}</style></head><body>\n"
+        f"<title>segcite eval: {html.escape(workspace)}</title>\n<style>{VIEW_STYLE}{_STYLE}</style></head><body>\n"
     )
 
 
@@ -387,7 +385,7 @@ def _failure(q: Mapping[str, Any], view: AnswerView | None, source: AnswerView |
     if shown is not None and shown.pages:
         parts.append('<div class="pages">')
         for page in shown.pages[:2]:  # the first pages it cites: enough to see what it pointed at
-            parts.append(_shared_image(_page_figure(page, shown.filenames), images))
+            parts.append(_shared_image(page_figure(page, shown.filenames), images))
         parts.append("</div>")
     parts.append("</article>")
     return "".join(parts)
