@@ -114,10 +114,12 @@ def score_answer(
     found = answer_found(payload)
     if not question.answerable:
         outcome = ANSWERED if found else DECLINED
-    elif not found:  # an answer that says it found nothing is not right, whatever its text quotes
+    elif metadata.get("answer_status") == "not_found":  # it says it found nothing, whatever its text quotes
         outcome = NOT_FOUND
+    elif holds_all(payload.get("content") or "", question.expected):
+        outcome = RIGHT
     else:
-        outcome = RIGHT if holds_all(payload.get("content") or "", question.expected) else WRONG
+        outcome = WRONG if found else NOT_FOUND
     return Score(question, outcome, metadata.get("answer_status"), citations, seconds, tokens_used(metadata))
 
 
