@@ -13,6 +13,16 @@ _MAGIC: tuple[tuple[str, bytes], ...] = (
 )
 
 IMAGE_KINDS = frozenset({"png", "jpeg", "tiff", "gif", "bmp", "webp"})
+# Each kind's media type: what a Document AI document's `mimeType` and a request's raw document say it is.
+MIME_TYPES = {
+    "pdf": "application/pdf",
+    "png": "image/png",
+    "jpeg": "image/jpeg",
+    "tiff": "image/tiff",
+    "gif": "image/gif",
+    "bmp": "image/bmp",
+    "webp": "image/webp",
+}
 
 
 def detect_kind(data: bytes) -> str | None:

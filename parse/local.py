@@ -16,7 +16,7 @@ from PIL import Image
 from parse import images, ocr
 from parse.docai import ShardWriter
 from parse.errors import ParseError
-from parse.kinds import detect_kind
+from parse.kinds import MIME_TYPES, detect_kind
 from parse.layout import PageLayout, group_paragraphs
 from parse.pdf import open_pdf
 from parse.text_layer import needs_ocr, text_lines
@@ -25,15 +25,6 @@ DEFAULT_PAGES_PER_SHARD = 15  # Document AI's online limit, so both parsers shar
 DEFAULT_MAX_PAGES = 2000
 _REOPEN_EVERY = 16
 
-_MIME_TYPES = {
-    "pdf": "application/pdf",
-    "png": "image/png",
-    "jpeg": "image/jpeg",
-    "tiff": "image/tiff",
-    "gif": "image/gif",
-    "bmp": "image/bmp",
-    "webp": "image/webp",
-}
 NOT_SUPPORTED = "not a PDF or an image (PNG, JPEG, TIFF, GIF, BMP or WEBP)"
 
 Progress = Callable[[int, int], None]
@@ -76,7 +67,7 @@ def parse_local(
     check_page_limit(count, max_pages)
     kind = detect_kind(data)
     pages = _pdf_pages(data, ocr_languages) if kind == "pdf" else _image_pages(data, ocr_languages)
-    return _shards(pages, count, pages_per_shard, _MIME_TYPES[kind or "pdf"], on_page)
+    return _shards(pages, count, pages_per_shard, MIME_TYPES[kind or "pdf"], on_page)
 
 
 def _shards(

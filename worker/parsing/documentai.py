@@ -15,18 +15,9 @@ from urllib.parse import urlsplit
 
 import orjson
 
+from parse.kinds import MIME_TYPES
 from worker.errors import PermanentError, TransientError
 from worker.settings import Settings
-
-MIME_TYPES = {
-    "pdf": "application/pdf",
-    "png": "image/png",
-    "jpeg": "image/jpeg",
-    "tiff": "image/tiff",
-    "gif": "image/gif",
-    "bmp": "image/bmp",
-    "webp": "image/webp",
-}
 
 
 def processor_name(settings: Settings) -> str:
