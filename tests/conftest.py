@@ -33,6 +33,21 @@ FIXTURES = REPO.parent / "shared" / "fixtures" / "docai"
 REAL_FIXTURES = REPO.parent / "shared" / "fixtures" / "docai-real"  # with manifest.json: what must ingest
 
 
+# Issue 31's workspace (tests/test_query_fit.py, tests/test_cli_questions.py): passports, invoices, receipts, a
+# contract, a patent, a driver licence, a utility bill; with the EDF invoice of docai/.
+FIT_FILES = (
+    "us_passport_pix2info_specimen_snake.json",
+    "id_proofing_pix2info_passport_snake.json",
+    "invoice_parser_1p.json",
+    "expense_parser_1p.json",
+    "contract_parser_1p.json",
+    "invoice_toolbox_test0_1p.json",
+    "custom_extractor_patent_1p.json",
+    "us_driver_license_dl3_1p.json",
+    "utility_parser_1p_4tables.json",
+)
+
+
 @pytest.fixture(scope="session")
 def docai_dir() -> Path:
     if not FIXTURES.is_dir():

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import orjson
 import pytest
+from conftest import FIT_FILES, service_env
 from conftest import segcite as run
-from conftest import service_env
 
 from worker.app_actions import MESSAGE_DONE, ask, wait_for, workspace_id
 
@@ -90,20 +90,6 @@ def test_the_app_asking_without_words_gets_a_failed_message_that_says_why(celery
 
 
 # --- issue 31: a wrong answer must not look like a right one ----------------------------------------------------
-
-# The issue's workspace: nine real outputs (passports, invoices, a receipt, a contract, a patent, a license, a bill)
-# and the French EDF invoice.
-FIT_FILES = (
-    "us_passport_pix2info_specimen_snake.json",
-    "id_proofing_pix2info_passport_snake.json",
-    "invoice_parser_1p.json",
-    "expense_parser_1p.json",
-    "contract_parser_1p.json",
-    "invoice_toolbox_test0_1p.json",
-    "custom_extractor_patent_1p.json",
-    "us_driver_license_dl3_1p.json",
-    "utility_parser_1p_4tables.json",
-)
 
 
 @pytest.fixture(scope="module")

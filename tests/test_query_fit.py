@@ -7,29 +7,17 @@ from pathlib import Path
 
 import orjson
 import pytest
+from conftest import FIT_FILES
 
 from ingest import build_segments
 from query import build_answer
 from query.extractive import NOT_FOUND, extractive_answer
 
-# The issue's workspace: passports, invoices, receipts, a contract, an EDF invoice.
-ISSUE_FILES = (
-    "us_passport_pix2info_specimen_snake.json",
-    "id_proofing_pix2info_passport_snake.json",
-    "invoice_parser_1p.json",
-    "expense_parser_1p.json",
-    "contract_parser_1p.json",
-    "invoice_toolbox_test0_1p.json",
-    "custom_extractor_patent_1p.json",
-    "us_driver_license_dl3_1p.json",
-    "utility_parser_1p_4tables.json",
-)
-
 
 @pytest.fixture(scope="module")
 def workspace(docai_real_dir: Path, docai_dir: Path) -> dict[str, dict]:
     segments = {}
-    for name in ISSUE_FILES:
+    for name in FIT_FILES:
         for s in build_segments((docai_real_dir / name).read_bytes(), name.removesuffix(".json")):
             segments[s.segment_id] = s.to_dict()
     edf = build_segments((docai_dir / "invoice_parser_edf_2p_snake_case.json").read_bytes(), "edf")

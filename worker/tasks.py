@@ -28,6 +28,13 @@ from worker.stores.rows import DOCUMENT_UNFINISHED, MESSAGE_UNFINISHED, Document
 log = logging.getLogger(__name__)
 TRANSIENT_ERRORS = transient_errors()
 RETRY_BACKOFF_MAX = 60  # seconds: backoff is 1, 2, 4… s (full jitter), capped here
+# The retry policy of the tasks that are not RowTasks (a Document AI page range, recording a failure): RowTask's own.
+RETRIED_WITH_BACKOFF: dict[str, Any] = {
+    "autoretry_for": TRANSIENT_ERRORS,
+    "retry_backoff": True,
+    "retry_backoff_max": RETRY_BACKOFF_MAX,
+    "retry_jitter": True,
+}
 RECORD_FAILURE_RETRIES = 2000  # about a day at the backoff cap; after that, reconcile on start takes over
 BROKER_WAIT = 120.0  # seconds a task waits for the broker to take its retry (see `RowTask.retry`)
 BROKER_POLL = 2.0
@@ -149,10 +156,7 @@ def answer_message(message_id: str) -> dict[str, Any]:
 @app.task(
     name="segcite.parse_shard",
     bind=True,
-    autoretry_for=TRANSIENT_ERRORS,
-    retry_backoff=True,
-    retry_backoff_max=RETRY_BACKOFF_MAX,
-    retry_jitter=True,
+    **RETRIED_WITH_BACKOFF,
 )
 def parse_shard(self: Task, document_id: str, index: int, start: int, stop: int, count: int) -> dict[str, Any]:
     """One page range of a document through Document AI (worker/parsing/stage.py). Transient errors (quota,
@@ -217,10 +221,7 @@ def settle(rt: Runtime, job: str, object_id: str, error: str) -> str:
 @app.task(
     name="segcite.record_failure",
     bind=True,
-    autoretry_for=TRANSIENT_ERRORS,
-    retry_backoff=True,
-    retry_backoff_max=RETRY_BACKOFF_MAX,
-    retry_jitter=True,
+    **RETRIED_WITH_BACKOFF,
     max_retries=RECORD_FAILURE_RETRIES,
 )
 def record_failure(self: Task, job: str, object_id: str, error: str) -> dict[str, Any]:
