@@ -72,3 +72,25 @@ def test_a_member_registers_a_pdf_as_json_and_cannot_write_its_source_key(supaba
         assert row.fetchone() == ("uploaded", f"{workspace}/uploads/scan.pdf", None)
         inbox = owner.execute("select task from segcite_inbox where target = %s", (document,)).fetchall()
         assert inbox == [("ingest_document",)]  # the same inbox path as JSON: the worker knows a PDF by its bytes
+
+
+def test_015_counts_no_segments_for_documents_deleted_before_it(fresh_database: str) -> None:
+    """Issue 34: a deleted document shows 0 segments; 015 clears the count of those deleted before deletes wrote 0,
+    leaves every other row alone, starts no work, and changes nothing when run again."""
+    apply_migrations(fresh_database)
+    cleared = (MIGRATIONS_DIR / "015_deleted_counts.sql").read_text(encoding="utf-8")
+    workspace = str(uuid.uuid4())
+    with psycopg.connect(fresh_database, autocommit=True) as conn:
+        for status in ("deleted", "ingested"):
+            conn.execute(
+                "insert into documents (workspace_id, filename, docai_raw_r2_key, status, segment_count) "
+                "values (%s, %s, 'k', %s, 9)",
+                (workspace, f"{status}.json", status),
+            )
+        entries = conn.execute("select count(*) from segcite_inbox").fetchone()[0]
+        conn.execute(cleared)
+        counts = "select filename, segment_count from documents where workspace_id = %s order by filename"
+        assert conn.execute(counts, (workspace,)).fetchall() == [("deleted.json", 0), ("ingested.json", 9)]
+        conn.execute(cleared)
+        assert conn.execute(counts, (workspace,)).fetchall() == [("deleted.json", 0), ("ingested.json", 9)]
+        assert conn.execute("select count(*) from segcite_inbox").fetchone()[0] == entries
