@@ -60,7 +60,8 @@ _LEGAL_FORMS = frozenset("inc ltd llc corp co plc gmbh ag sa sas sarl srl bv nv"
 _EXCLUDING = re.compile(r"\b(?:hors|excl(?:uding|\.)?|without|before|sans|ohne|sin|net of)\s+(\w+)")
 _TIME = re.compile(r"\b\d{1,2}[:h]\d{2}\b")
 _WORDS = re.compile(r"\w+")
-_EXCLUSION_HINT = re.compile("hors|excl|without|before|sans|ohne|sin |net of")
+# (a word of each exclusion `_EXCLUDING` knows: a text holding none is not scanned)
+_EXCLUSION_HINTS = ("hors", "excl", "without", "before", "sans", "ohne", "sin", "net of")
 _DIGIT = re.compile(r"\d")
 NOT_FOUND_CHARS = 160  # "I could not find …": a short section (a long one says something, and may say this too)
 LABEL_CHARS = 80  # a label is short: a longer claim says something
@@ -167,11 +168,16 @@ class FitCheck:
         # (the specific focus of each part: what `spoken` is asked about)
         parts = self.asked.parts
         focus = {c for p in parts for c in p.focus if c.word not in p.generic and c.forms}
-        self._clue_patterns = {c: re.compile(_clue_pattern(c)) for c in focus}
-        alternatives = "|".join(map(_clue_pattern, self._clue_patterns)) or "(?!)"
+        # (each clue's stems, and its short forms: a word of a text is one of its words when it starts with a stem or
+        # is a short form)
+        self._clue_forms = {c: (tuple(sorted(c.forms)), frozenset(_shortened(c))) for c in focus}
+        alternatives = "|".join(map(_clue_pattern, self._clue_forms)) or "(?!)"
         self._clue_words = re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)")
+        # (a text holding none of the clues' shortest forms is not scanned: most passages speak of none)
+        self._clue_starts = _shortest_starts(f for c in focus for f in _clue_alternatives(c))
         self._spoken: dict[str, frozenset[str]] = {}
         self._specific = {id(p): frozenset(c.word for c in p.focus if c.word not in p.generic) for p in parts}
+        self._unfocused: dict[int, Fit] = {}
 
     def check(self, text: str, segments: Sequence[Segment], part: Part | None = None) -> Fit:
         """The fit of the claim `text` citing `segments`, to `part` of the question (None: the part it fits best)."""
@@ -181,8 +187,9 @@ class FitCheck:
             return Fit(LABEL_FIT, "the answer is a label with no value")
         best = None
         excluded = excluded_by(text)
+        said = _Said(self, text, segments)
         for candidate in [part] if part is not None else self.asked.parts:
-            fit = self._part_fit(candidate, text, segments, excluded)
+            fit = self._part_fit(candidate, text, said, excluded)
             if best is None or fit.score > best.score:
                 best = fit
             if not fit.fails:
@@ -205,11 +212,11 @@ class FitCheck:
         new = {s for s in new if s not in self.known}
         return not new and bool(claim.stems or claim.tokens)
 
-    def _part_fit(self, part: Part, text: str, segments: Sequence[Segment], excluded: frozenset[str]) -> Fit:
+    def _part_fit(self, part: Part, text: str, said: _Said, excluded: frozenset[str]) -> Fit:
         # (the focus first: one scan of each text for all clues; values take a pass of their own)
-        return self._focus_fit(part, text, segments, excluded) or self._kind_fit(part, text) or FITS
+        return self._focus_fit(part, text, said, excluded) or self._kind_fit(part, text) or FITS
 
-    def _focus_fit(self, part: Part, text: str, segments: Sequence[Segment], excluded: frozenset[str]) -> Fit | None:
+    def _focus_fit(self, part: Part, text: str, said: _Said, excluded: frozenset[str]) -> Fit | None:
         if excluded and (shut := [c.word for c in part.focus if c.forms & excluded]):
             return Fit(FOCUS_FIT, f"asks about {' '.join(shut)}; the answer excludes it")
         if excluded and self.asks_amount(part) and not _EXCLUDING.search(fold(self.asked.text)):
@@ -218,13 +225,16 @@ class FitCheck:
         specific = self._specific.get(id(part))
         if specific is None:
             specific = frozenset(c.word for c in part.focus if c.word not in part.generic)
-        if not specific or not self.spoken(text).isdisjoint(specific):
+        if not specific or not said.claim.isdisjoint(specific):
             return None
         labelled = part.kind is Kind.ANY and any(names_held(n, names_of(text)) for n in self.asked.names)  # "CURP …"
-        if labelled or any(not self.spoken(s.text).isdisjoint(specific) for s in segments):
+        if labelled or not said.passages.isdisjoint(specific):
             return None
-        asked = " ".join(c.word for c in part.focus if c.word in specific)
-        return Fit(FOCUS_FIT, f"asks about {asked}; neither the answer nor its passage speaks of it")
+        if id(part) not in self._unfocused:  # (the same for every claim that fails it)
+            asked = " ".join(c.word for c in part.focus if c.word in specific)
+            why = f"asks about {asked}; neither the answer nor its passage speaks of it"
+            self._unfocused[id(part)] = Fit(FOCUS_FIT, why)
+        return self._unfocused[id(part)]
 
     def _kind_fit(self, part: Part, text: str) -> Fit | None:
         if part.kind is Kind.ANY:
@@ -307,24 +317,64 @@ class FitCheck:
         scan of a text for all clues, no stemming; once a text (a passage backs several claims)."""
         if text not in self._spoken:
             found: set[str] = set()
-            for match in self._clue_words.finditer(folded(text)):
+            low = folded(text)
+            matches = self._clue_words.finditer(low) if any(start in low for start in self._clue_starts) else ()
+            for match in matches:
                 word = match.group()
-                found.update(c.word for c, pattern in self._clue_patterns.items() if pattern.fullmatch(word))
+                found.update(
+                    c.word for c, (stems, short) in self._clue_forms.items() if word in short or word.startswith(stems)
+                )
             self._spoken[text] = frozenset(found)
         return self._spoken[text]
 
 
+class _Said:
+    """The question's clues a claim speaks of, and those its cited passages do (read when asked: once a check)."""
+
+    __slots__ = ("_check", "_passages", "_segments", "claim")
+
+    def __init__(self, check: FitCheck, text: str, segments: Sequence[Segment]):
+        self._check, self._segments = check, segments
+        self.claim = check.spoken(text)
+        self._passages: frozenset[str] | None = None
+
+    @property
+    def passages(self) -> frozenset[str]:
+        if self._passages is None:
+            self._passages = frozenset().union(*(self._check.spoken(s.text) for s in self._segments))
+        return self._passages
+
+
 def excluded_by(text: str) -> frozenset[str]:
     """The stems a text excludes: "tva" of "Total hors TVA", "tax" of "excluding tax"."""
-    if _EXCLUSION_HINT.search(text.casefold()) is None:
+    low = folded(text)
+    if not any(hint in low for hint in _EXCLUSION_HINTS):
         return frozenset()
-    return frozenset(stem(m.group(1)) for m in _EXCLUDING.finditer(fold(text)))
+    return frozenset(stem(m.group(1)) for m in _EXCLUDING.finditer(low))
 
 
 def _clue_pattern(clue: Clue) -> str:
     """A word starting with one of the clue's stems, or a short form keeping half of one ("exp" of "expir")."""
-    shortened = {f[:k] for f in clue.forms if f.isalpha() for k in range(max(3, -(-len(f) // 2)), len(f))}
+    shortened = _shortened(clue)
     return "|".join([rf"{re.escape(form)}\w*" for form in sorted(clue.forms)] + sorted(map(re.escape, shortened)))
+
+
+def _shortened(clue: Clue) -> set[str]:
+    return {f[:k] for f in clue.forms if f.isalpha() for k in range(max(3, -(-len(f) // 2)), len(f))}
+
+
+def _clue_alternatives(clue: Clue) -> set[str]:
+    """What `_clue_pattern` matches begins with one of these."""
+    return set(clue.forms) | _shortened(clue)
+
+
+def _shortest_starts(alternatives: Iterable[str]) -> tuple[str, ...]:
+    """The alternatives no other one starts: a text holding none of them holds no match."""
+    starts: list[str] = []
+    for alternative in sorted(set(alternatives), key=len):
+        if not any(alternative.startswith(s) for s in starts):
+            starts.append(alternative)
+    return tuple(starts)
 
 
 def _row_name(name: tuple[str, ...], question: str) -> bool:

@@ -379,7 +379,8 @@ def _names(text: str) -> tuple[tuple[str, ...], ...]:
             before = matches[i - 1].group() if i > 0 else ""
             paired = _title(after) or (_title(before) and i > 1)
             capital = word.isupper() or (capital and paired)
-        capital = (capital or any(c.isdigit() for c in word)) and not (i == 0 and _is_function(word))
+        numbered = not word.isalpha() and any(c.isdigit() for c in word)  # (a word of letters has no digit)
+        capital = (capital or numbered) and not (i == 0 and _is_function(word))
         joined = previous_end >= 0 and not text[previous_end : match.start()].strip(" .-&,")  # "SCE&G", "N. G."
         if capital and joined and runs:
             runs[-1].append(word.casefold())
