@@ -34,6 +34,7 @@ from query.question import (
     Question,
     Words,
     abbreviations_of,
+    asks_count,
     asks_how_much,
     asks_rate,
     has_compound,
@@ -63,6 +64,14 @@ _WORDS = re.compile(r"\w+")
 # (a word of each exclusion `_EXCLUDING` knows: a text holding none is not scanned)
 _EXCLUSION_HINTS = ("hors", "excl", "without", "before", "sans", "ohne", "sin", "net of")
 _DIGIT = re.compile(r"\d")
+# A unit a number may count, right after it: "24 HOURS", "32 days", "909 kWh".
+_UNIT = re.compile(
+    r"\s?(hours?|hrs?|days?|weeks?|months?|years?|minutes?|mins?|seconds?|kwh|kw|kg|km|miles?|lbs?|pages?|items?)\b",
+    re.IGNORECASE,
+)
+_UNIT_STEMS = {"hr": "hour", "hrs": "hour", "min": "minute", "mins": "minute", "lb": "lbs"}
+# A rate said in words: "Rate", "per hour", "/hr", "taux", "Steuersatz".
+_RATE = re.compile(r"rate|\bper\b|\d\s?/\s?(?:hr|hour|h|day|month|year)\b|taux|tasa|satz|aliquota|taxa|percent")
 NOT_FOUND_CHARS = 160  # "I could not find …": a short section (a long one says something, and may say this too)
 LABEL_CHARS = 80  # a label is short: a longer claim says something
 # A word of every phrase `_NOT_FOUND` knows (its cheap filter): "not", "t" of "don't", "kein", "わか"…
@@ -247,12 +256,27 @@ class FitCheck:
             dates = [(x, y) for x, y in value_spans(Kind.DATE, text, ()) if not text[x:y].isdigit()]  # (not 2000)
             dates += [m.span() for m in _TIME.finditer(text)]
             spans = [(a, b) for a, b in spans if not any(a < y and x < b for x, y in dates)]
+        if spans and self.counts(part):  # a count or a quantity is no phone number, nor a count of another unit
+            phones = value_spans(Kind.PHONE, text, ())
+            units = {c.word for c in part.focus} | {f for c in part.focus for f in c.forms}
+            spans = [(a, b) for a, b in spans if not any(a < y and x < b for x, y in phones)]
+            spans = [(a, b) for a, b in spans if not _other_unit(text, b, units)]
         if not spans:
             return Fit(KIND_FIT, f"asks for {_KIND_NOUNS[part.kind]}; the answer has none")
+        if (
+            asks_rate(part)
+            and not any(text[a:b].rstrip().endswith("%") for a, b in spans)
+            and not _RATE.search(fold(text))
+        ):
+            return Fit(RATE_FIT, "asks for a rate; the answer gives none")  # "HOUR/UNIT: 40.00" for the hourly rate
         rates = all(text[a:b].rstrip().endswith("%") for a, b in spans)
         if part.kind is Kind.AMOUNT and rates and not asks_rate(part) and self.asks_amount(part):
             return Fit(RATE_FIT, "asks for an amount; the answer gives only a rate")
         return None
+
+    def counts(self, part: Part) -> bool:
+        """ "How many days", "how much", "the total": a count or a quantity, not an identifier ("account number")."""
+        return part.kind is Kind.AMOUNT or (part.kind is Kind.NUMBER and asks_count(self.asked.text))
 
     def asks_amount(self, part: Part) -> bool:
         """ "How much", "the total", "the amount", "le montant": a sum of money, which a rate is not."""
@@ -343,6 +367,15 @@ class _Said:
         if self._passages is None:
             self._passages = frozenset().union(*(self._check.spoken(s.text) for s in self._segments))
         return self._passages
+
+
+def _other_unit(text: str, end: int, asked: frozenset[str] | set[str]) -> bool:
+    """The number ending at `end` counts a unit the question does not ask about: "24 HOURS" for "how many days"."""
+    unit = _UNIT.match(text, end)
+    if unit is None or not any(_UNIT.fullmatch(word) for word in asked):
+        return False  # (a question naming no unit, "how much energy", takes "909 kWh")
+    word = unit.group(1).casefold()
+    return word not in asked and stem(word) not in asked and _UNIT_STEMS.get(stem(word), word) not in asked
 
 
 def excluded_by(text: str) -> frozenset[str]:

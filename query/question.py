@@ -218,17 +218,15 @@ _COMPOUND = re.compile(rf"\b(\w{{3,}}?)({'|'.join(COMPOUND_ENDS)})\b", re.IGNORE
 HOW_MUCH = re.compile(
     r"\bhow much\b|\bcombien\b|\bcuant[oa]\b|\bwie ?viel\b|\bwie hoch\b|\bquant[oa]\b|\bhoeveel\b|いくら|얼마"
 )
+HOW_MANY = re.compile(
+    r"\bhow many\b|\bcombien d(?:e\b|')|\bcuant[oa]s\b|\bwie viele\b|\bquant[ie]\b|\bquant[oa]s\b|几|多少"
+)
 _ASKS = [
     (
         re.compile(r"\bhow long\b|\bcombien de temps\b|\bcuanto tiempo\b|\bwie lange?\b|\bquanto tempo\b|\bhoe lang\b"),
         Kind.DURATION,
     ),
-    (
-        re.compile(
-            r"\bhow many\b|\bcombien d(?:e\b|')|\bcuant[oa]s\b|\bwie viele\b|\bquant[ie]\b|\bquant[oa]s\b|几|多少"
-        ),
-        Kind.NUMBER,
-    ),
+    (HOW_MANY, Kind.NUMBER),
     # "how large is the farm": a size, which the adjective does not name ("42 hectares")
     (re.compile(r"\bhow (?:large|big|tall|high|far|old|heavy|wide|deep|fast)\b"), Kind.NUMBER),
     (HOW_MUCH, Kind.AMOUNT),
@@ -532,6 +530,11 @@ def _closing(text: str, words: list[str]) -> tuple[str | None, str | None]:
     if auxiliaries[0] in _DO or last.endswith(("ed", "en")) or last in _PARTICIPLES:
         return last, role
     return None, None
+
+
+def asks_count(text: str) -> bool:
+    """ "How many", in any language the questions are read in: a count, not an identifier."""
+    return HOW_MANY.search(fold(text)) is not None
 
 
 def asks_how_much(text: str) -> bool:

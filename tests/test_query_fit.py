@@ -231,3 +231,44 @@ def test_a_models_two_claims_in_one_section_are_both_quoted(workspace) -> None:
     (citation,) = payload["metadata"]["citations"]
     quoted = " ".join(q["text"] for q in citation["quotes"])
     assert "$4,647.68" in quoted and "Sep 30, 2019" in quoted
+
+
+# --- counts, units and rates (issue 31's remaining wrong answers) ----------------------------------------------
+
+
+def test_a_count_of_another_unit_or_a_phone_number_is_no_count(workspace) -> None:
+    question = "How many days were in the April 2018 SCE&G billing period?"
+    service = "utility_parser_1p_4tables:0"
+    payload = model("CUSTOMER SERVICE 24 HOURS A DAY: 1-800-251-7234, toll-free", [service], question, workspace)
+    assert status(payload) == "uncertain"
+    assert fits(payload) == [(0.2, "asks for a number; the answer has none")]
+    row = "utility_parser_1p_4tables:6"
+    assert workspace[row]["text"].startswith("METER NO. BILLING PERIOD DAYS")
+    payload = model("The billing period had 32 days.", [row], question, workspace)
+    assert (status(payload), fits(payload)) == ("answered", [(1.0, None)])
+    # a question naming no unit takes a number with one: "how much energy" in kWh
+    payload = model("First 800 kWh X $ 0.136440 | 109.15", [row], "How much energy was billed first?", workspace)
+    assert fits(payload) == [(1.0, None)]
+
+
+def test_a_rate_is_a_percentage_or_says_rate() -> None:
+    from ingest import Segment
+    from query.fit import FitCheck, ScopeWords
+
+    stub = Segment("paycor", 0, 0, "text", "RATE HOUR/UNIT CURRENT\n12.00 40.00 480.00", None, None, None)
+    check = FitCheck("What is the hourly rate on the pay statement?", ScopeWords([stub]))
+    assert check.check("HOUR/UNIT: 40.00", [stub]).warning == "asks for a rate; the answer gives none"
+    assert not check.check("RATE: 12.00", [stub]).fails
+    assert not check.check("$12.00/hr", [stub]).fails
+    late = FitCheck("What is the late payment charge rate?", ScopeWords([stub]))
+    assert not late.check("A late payment charge of 1.5%", [stub]).fails
+
+
+def test_a_passage_speaking_of_none_of_the_clues_is_not_scanned_yet_the_focus_is_found() -> None:
+    from query.fit import FitCheck, ScopeWords, _shortest_starts
+
+    assert sorted(_shortest_starts(["expir", "exp", "expi", "dat", "date"])) == ["dat", "exp"]
+    check = FitCheck("What is the expiration date of the passport?", ScopeWords([]))
+    assert "expiration" in check.spoken("DATE OF EXP 14 OCT 2030")
+    assert "expiration" in check.spoken("Date d'expiration: 14 oct. 2030")
+    assert check.spoken("Surname: SMITH") == frozenset()
