@@ -64,6 +64,10 @@ _WORDS = re.compile(r"\w+")
 # (a word of each exclusion `_EXCLUDING` knows: a text holding none is not scanned)
 _EXCLUSION_HINTS = ("hors", "excl", "without", "before", "sans", "ohne", "sin", "net of")
 _DIGIT = re.compile(r"\d")
+# A form's instruction ending a claim: the label printed before a value the claim does not hold.
+_INSTRUCTION_END = re.compile(
+    r"(?:\bsee instr(?:uctions?|\.)|\bfrom instructions|\bcheck here|\bleave blank|\bif checked)\W*$", re.IGNORECASE
+)
 # A unit a number may count, right after it: "24 HOURS", "32 days", "909 kWh".
 _UNIT = re.compile(
     r"\s?(hours?|hrs?|days?|weeks?|months?|years?|minutes?|mins?|seconds?|kwh|kw|kg|km|miles?|lbs?|pages?|items?)\b",
@@ -209,6 +213,8 @@ class FitCheck:
     def is_label(self, text: str) -> bool:
         """Nothing in the claim but the question's words, their synonyms and label words, or a closing colon."""
         stripped = text.strip()
+        if _INSTRUCTION_END.search(stripped):
+            return True  # a form's printed line, up to its instruction: "… (see instructions) B Enter code from …"
         if len(stripped) > LABEL_CHARS or _DIGIT.search(stripped):
             return False  # "Tax (10%):" answers a question about the rate (the kind check says whether it is asked)
         if stripped.endswith(":"):

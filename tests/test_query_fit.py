@@ -272,3 +272,18 @@ def test_a_passage_speaking_of_none_of_the_clues_is_not_scanned_yet_the_focus_is
     assert "expiration" in check.spoken("DATE OF EXP 14 OCT 2030")
     assert "expiration" in check.spoken("Date d'expiration: 14 oct. 2030")
     assert check.spoken("Surname: SMITH") == frozenset()
+
+
+def test_a_forms_printed_line_up_to_its_instruction_is_a_label() -> None:
+    from ingest import Segment
+    from query.fit import FitCheck, ScopeWords
+
+    text = (
+        "SCHEDULE C\nA Principal business (see instructions)\nB Enter code from instructions\nLearning disability nurse"
+    )
+    form = Segment("schedule-c", 0, 0, "text", text, None, None, None)
+    check = FitCheck("What is the principal business of the proprietor on Schedule C?", ScopeWords([form]))
+    label = "A Principal business (see instructions) B Enter code from instructions"
+    assert check.check(label, [form]) == check.check("Principal business:", [form])
+    assert check.check(label, [form]).warning == "the answer is a label with no value"
+    assert not check.check("B Enter code from instructions: Learning nurse", [form]).fails
