@@ -64,6 +64,8 @@ _WORDS = re.compile(r"\w+")
 # (a word of each exclusion `_EXCLUDING` knows: a text holding none is not scanned)
 _EXCLUSION_HINTS = ("hors", "excl", "without", "before", "sans", "ohne", "sin", "net of")
 _DIGIT = re.compile(r"\d")
+# A capitalized word right after a name on its line: "Singapore" of "Google Singapore".
+_QUALIFIER = re.compile(r"[ \t]+[A-Z]\w")
 # A form's instruction ending a claim: the label printed before a value the claim does not hold.
 _INSTRUCTION_END = re.compile(
     r"(?:\bsee instr(?:uctions?|\.)|\bfrom instructions|\bcheck here|\bleave blank|\bif checked)\W*$", re.IGNORECASE
@@ -308,6 +310,10 @@ class FitCheck:
             ]
             if missing:
                 return Fit(SCOPE_FIT, f"the question names {', '.join(missing)}; the cited document does not")
+            if other := self._named_otherwise(segments):
+                return Fit(
+                    SCOPE_FIT, f"the question names {other}; the cited document names {other} only in a longer name"
+                )
         kinds = [c for c in self.asked.clues if c.forms & DOCUMENT_KINDS]
         if kinds:
             held = self.words(text)
@@ -318,6 +324,23 @@ class FitCheck:
             if missing:
                 return Fit(SCOPE_FIT, f"the question asks about {', '.join(missing)}; the cited document is none")
         return fit
+
+    def _named_otherwise(self, segments: Sequence[Segment]) -> str | None:
+        """A one-word name ("the Google invoice") the cited document says only within a longer one ("Google
+        Singapore"), while another document of the context says it alone ("Google\nINVOICE"): that one is meant."""
+        for name in self.scope_names:
+            telling = [w for w in name if len(w) > 1 and w not in _LEGAL_FORMS]
+            if len(telling) != 1:
+                continue
+            word = telling[0]
+            cited = {s.document_id for s in segments}
+            texts = [t for s in segments for t in self._scope_words.texts(s)]
+            if _said_alone(word, texts) is not False:
+                continue  # (said alone there, or not said as a word: initials, a katakana name)
+            others = [s.text for s in self._scope_words.context if s.document_id not in cited]
+            if _said_alone(word, others):
+                return word
+        return None
 
     def _missing_names(self, segments: Sequence[Segment], claim: Words, *, workspace: bool) -> list[str]:
         places = [union(claim, self._scope_words(s, workspace=workspace)) for s in segments]
@@ -382,6 +405,22 @@ def _other_unit(text: str, end: int, asked: frozenset[str] | set[str]) -> bool:
         return False  # (a question naming no unit, "how much energy", takes "909 kWh")
     word = unit.group(1).casefold()
     return word not in asked and stem(word) not in asked and _UNIT_STEMS.get(stem(word), word) not in asked
+
+
+def _said_alone(word: str, texts: Iterable[str]) -> bool | None:
+    """Whether `word` is said somewhere in `texts` as a name of its own, not followed on its line by another
+    capitalized word ("Google Singapore"); None when it is not said (an e-mail address or a web site does not
+    count: "accounts@google.com")."""
+    pattern = re.compile(rf"(?<![\w@./-]){re.escape(word)}(?![\w@])", re.IGNORECASE)
+    said = False
+    for text in texts:
+        for match in pattern.finditer(text):
+            if text[match.end() : match.end() + 1] == ".":
+                continue  # "google.com"
+            said = True
+            if not _QUALIFIER.match(text, match.end()):
+                return True
+    return False if said else None
 
 
 def excluded_by(text: str) -> frozenset[str]:
@@ -454,6 +493,18 @@ class ScopeWords:
         self._known: dict[str, Segment | None] = {s.segment_id: s for s in context}
         self._lookup = lookup
         self._words: dict[tuple[str, bool, bool], Words] = {}
+
+    @property
+    def context(self) -> list[Segment]:
+        """The segments known: the context's, and those looked up."""
+        return [s for s in self._known.values() if s is not None]
+
+    def texts(self, segment: Segment) -> list[str]:
+        """The texts of the segment and of those known around it (its neighbours, its document's head)."""
+        document, index = segment.document_id, segment.segment_index
+        indexes = set(range(max(0, index - self.NEAR), index + self.NEAR + 1)) | set(range(self.HEAD))
+        near = [self._known.get(f"{document}:{i}") for i in sorted(indexes)]
+        return [segment.text] + [s.text for s in near if s is not None and s.segment_index != index]
 
     def __call__(self, segment: Segment, *, stems: bool = False, workspace: bool = True) -> Words:
         key = (segment.segment_id, stems, workspace)

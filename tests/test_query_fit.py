@@ -287,3 +287,26 @@ def test_a_forms_printed_line_up_to_its_instruction_is_a_label() -> None:
     assert check.check(label, [form]) == check.check("Principal business:", [form])
     assert check.check(label, [form]).warning == "the answer is a label with no value"
     assert not check.check("B Enter code from instructions: Learning nurse", [form]).fails
+
+
+def test_a_one_word_name_said_only_within_a_longer_one_is_another_documents() -> None:
+    from ingest import Segment
+    from query.fit import FitCheck, ScopeWords
+
+    singapore = Segment(
+        "abc", 0, 0, "text", "Invoice\nFROM: Google Singapore\naccounts@google.com\nTax\n$140.00", None, None, None
+    )
+    google = Segment("google", 0, 0, "text", "Google\nINVOICE\n# 23413561D\nTax: $1,767.97", None, None, None)
+    question = "How much tax is on the Google invoice?"
+    both = FitCheck(question, ScopeWords([singapore, google]))
+    fit = both.check("Tax: $140.00", [singapore])
+    assert (fit.score, fit.warning) == (
+        0.2,
+        "the question names google; the cited document names google only in a longer name",
+    )
+    assert both.check("Tax: $1,767.97", [google]) == FitCheck(question, ScopeWords([google])).check(
+        "Tax: $1,767.97", [google]
+    )
+    assert not both.check("Tax: $1,767.97", [google]).fails
+    # with no document saying "Google" alone, Google Singapore's invoice is the Google invoice
+    assert not FitCheck(question, ScopeWords([singapore])).check("Tax: $140.00", [singapore]).fails
