@@ -61,9 +61,10 @@ _LEGAL_FORMS = frozenset("inc ltd llc corp co plc gmbh ag sa sas sarl srl bv nv"
 _EXCLUDING = re.compile(r"\b(?:hors|excl(?:uding|\.)?|without|before|sans|ohne|sin|net of)\s+(\w+)")
 _TIME = re.compile(r"\b\d{1,2}[:h]\d{2}\b")
 _WORDS = re.compile(r"\w+")
-# (a word of each exclusion `_EXCLUDING` knows: a text holding none is not scanned)
-_EXCLUSION_HINTS = ("hors", "excl", "without", "before", "sans", "ohne", "sin", "net of")
 _DIGIT = re.compile(r"\d")
+# (the words of each, looked for in a claim's tail before the pattern reads it all)
+_INSTRUCTION_HINTS = ("instr", "check", "blank")
+_INSTRUCTION_TAIL = 40
 # A capitalized word right after a name on its line: "Singapore" of "Google Singapore".
 _QUALIFIER = re.compile(r"[ \t]+[A-Z]\w")
 # A form's instruction ending a claim: the label printed before a value the claim does not hold.
@@ -215,7 +216,8 @@ class FitCheck:
     def is_label(self, text: str) -> bool:
         """Nothing in the claim but the question's words, their synonyms and label words, or a closing colon."""
         stripped = text.strip()
-        if _INSTRUCTION_END.search(stripped):
+        tail = stripped[-_INSTRUCTION_TAIL:].casefold()
+        if any(hint in tail for hint in _INSTRUCTION_HINTS) and _INSTRUCTION_END.search(stripped):
             return True  # a form's printed line, up to its instruction: "… (see instructions) B Enter code from …"
         if len(stripped) > LABEL_CHARS or _DIGIT.search(stripped):
             return False  # "Tax (10%):" answers a question about the rate (the kind check says whether it is asked)
@@ -426,7 +428,16 @@ def _said_alone(word: str, texts: Iterable[str]) -> bool | None:
 def excluded_by(text: str) -> frozenset[str]:
     """The stems a text excludes: "tva" of "Total hors TVA", "tax" of "excluding tax"."""
     low = folded(text)
-    if not any(hint in low for hint in _EXCLUSION_HINTS):
+    if not (
+        "hors" in low
+        or "excl" in low
+        or "without" in low
+        or "before" in low
+        or "sans" in low
+        or "ohne" in low
+        or "sin " in low
+        or "net of" in low
+    ):  # (`_EXCLUDING`'s words, without a generator: every claim comes here)
         return frozenset()
     return frozenset(stem(m.group(1)) for m in _EXCLUDING.finditer(low))
 

@@ -458,6 +458,8 @@ def _written_lower(word: str, text: str) -> bool:
 
 
 def _possessive(word: str, text: str) -> bool:
+    if "'" not in text and "’" not in text:
+        return False  # (most questions: no pattern to build)
     return re.search(rf"\b{re.escape(word)}['’]s\b", fold(text)) is not None
 
 
@@ -474,6 +476,8 @@ def _owned(run: list[str], text: str, name_words: set[str]) -> tuple[list[str], 
     folded = fold(text)
 
     def possessives(words: list[str]) -> list[int]:
+        if "'" not in folded and "’" not in folded:
+            return []  # (most questions: no pattern to build)
         return [i for i, w in enumerate(words) if re.search(rf"\b{re.escape(w)}['’]s\b", folded)]
 
     names = [i for i in possessives(run) if run[i] in name_words]
