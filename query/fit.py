@@ -88,6 +88,7 @@ _NOT_FOUND_WORDS = frozenset(
 )
 _NOT_FOUND_CJK = tuple("わか 分か 見つ 記載 不明 不知 找不 没有 未 모르 찾을 없 لا لم غير".split())
 _QUESTION_END = re.compile(r"(?<=[?？])")
+_NONE: frozenset[str] = frozenset()
 FIT_BAR = 0.5  # below: the section fails the check
 NOT_FOUND_FIT, LABEL_FIT, KIND_FIT, RATE_FIT, FOCUS_FIT, SCOPE_FIT = 0.0, 0.1, 0.2, 0.2, 0.3, 0.2
 
@@ -186,11 +187,13 @@ class FitCheck:
         focus = {c for p in parts for c in p.focus if c.word not in p.generic and c.forms}
         # (each clue's stems, and its short forms: a word of a text is one of its words when it starts with a stem or
         # is a short form)
-        self._clue_forms = {c: (tuple(sorted(c.forms)), frozenset(_shortened(c))) for c in focus}
-        alternatives = "|".join(map(_clue_pattern, self._clue_forms)) or "(?!)"
-        self._clue_words = re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)")
-        # (a text holding none of the clues' shortest forms is not scanned: most passages speak of none)
-        self._clue_starts = _shortest_starts(f for c in focus for f in _clue_alternatives(c))
+        self._clue_forms = {
+            c: (tuple(sorted(c.forms)), frozenset(short)) for c in focus if (short := _shortened(c)) or 1
+        }
+        # (a text holding none of the clues' shortest forms is not scanned: most passages speak of none; the pattern
+        # that scans is made when one does)
+        self._clue_starts = _shortest_starts(f for stems, short in self._clue_forms.values() for f in (*stems, *short))
+        self._clue_words: re.Pattern[str] | None = None
         self._spoken: dict[str, frozenset[str]] = {}
         self._specific = {id(p): frozenset(c.word for c in p.focus if c.word not in p.generic) for p in parts}
         self._unfocused: dict[int, Fit] = {}
@@ -370,17 +373,27 @@ class FitCheck:
         """The question's clues a text (a claim, a passage) speaks of: a word of it starts with one of a clue's stems
         ("expiration", "Gesamtbetrag" of "gesamt"), or abbreviates one ("EXP" of "expir", keeping half of it). One
         scan of a text for all clues, no stemming; once a text (a passage backs several claims)."""
-        if text not in self._spoken:
-            found: set[str] = set()
-            low = folded(text)
-            matches = self._clue_words.finditer(low) if any(start in low for start in self._clue_starts) else ()
-            for match in matches:
-                word = match.group()
-                found.update(
-                    c.word for c, (stems, short) in self._clue_forms.items() if word in short or word.startswith(stems)
-                )
-            self._spoken[text] = frozenset(found)
-        return self._spoken[text]
+        said = self._spoken.get(text)
+        if said is None:
+            said = self._spoken[text] = self._read_spoken(folded(text))
+        return said
+
+    def _read_spoken(self, low: str) -> frozenset[str]:
+        for start in self._clue_starts:
+            if start in low:
+                break
+        else:
+            return _NONE  # (most passages: none of the clues' shortest forms, no scan)
+        if self._clue_words is None:
+            alternatives = "|".join(map(_clue_pattern, self._clue_forms)) or "(?!)"
+            self._clue_words = re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)")
+        found: set[str] = set()
+        for match in self._clue_words.finditer(low):
+            word = match.group()
+            found.update(
+                c.word for c, (stems, short) in self._clue_forms.items() if word in short or word.startswith(stems)
+            )
+        return frozenset(found)
 
 
 class _Said:
@@ -396,7 +409,12 @@ class _Said:
     @property
     def passages(self) -> frozenset[str]:
         if self._passages is None:
-            self._passages = frozenset().union(*(self._check.spoken(s.text) for s in self._segments))
+            spoken = self._check.spoken
+            segments = self._segments
+            if len(segments) == 1:  # (most claims cite one passage)
+                self._passages = spoken(segments[0].text)
+            else:
+                self._passages = frozenset().union(*(spoken(s.text) for s in segments))
         return self._passages
 
 
@@ -450,11 +468,6 @@ def _clue_pattern(clue: Clue) -> str:
 
 def _shortened(clue: Clue) -> set[str]:
     return {f[:k] for f in clue.forms if f.isalpha() for k in range(max(3, -(-len(f) // 2)), len(f))}
-
-
-def _clue_alternatives(clue: Clue) -> set[str]:
-    """What `_clue_pattern` matches begins with one of these."""
-    return set(clue.forms) | _shortened(clue)
 
 
 def _shortest_starts(alternatives: Iterable[str]) -> tuple[str, ...]:
