@@ -62,15 +62,13 @@ _EXCLUDING = re.compile(r"\b(?:hors|excl(?:uding|\.)?|without|before|sans|ohne|s
 _TIME = re.compile(r"\b\d{1,2}[:h]\d{2}\b")
 _WORDS = re.compile(r"\w+")
 _DIGIT = re.compile(r"\d")
-# (the words of each, looked for in a claim's tail before the pattern reads it all)
-_INSTRUCTION_HINTS = ("instr", "check", "blank")
-_INSTRUCTION_TAIL = 40
 # A capitalized word right after a name on its line: "Singapore" of "Google Singapore".
 _QUALIFIER = re.compile(r"[ \t]+[A-Z]\w")
 # A form's instruction ending a claim: the label printed before a value the claim does not hold.
 _INSTRUCTION_END = re.compile(
     r"(?:\bsee instr(?:uctions?|\.)|\bfrom instructions|\bcheck here|\bleave blank|\bif checked)\W*$", re.IGNORECASE
 )
+_INSTRUCTION_TAIL = 40  # (the claim's last characters, where one of its words must be for the pattern to read it)
 # A unit a number may count, right after it: "24 HOURS", "32 days", "909 kWh".
 _UNIT = re.compile(
     r"\s?(hours?|hrs?|days?|weeks?|months?|years?|minutes?|mins?|seconds?|kwh|kw|kg|km|miles?|lbs?|pages?|items?)\b",
@@ -197,6 +195,7 @@ class FitCheck:
         self._spoken: dict[str, frozenset[str]] = {}
         self._specific = {id(p): frozenset(c.word for c in p.focus if c.word not in p.generic) for p in parts}
         self._unfocused: dict[int, Fit] = {}
+        self._parts = tuple(parts)
 
     def check(self, text: str, segments: Sequence[Segment], part: Part | None = None) -> Fit:
         """The fit of the claim `text` citing `segments`, to `part` of the question (None: the part it fits best)."""
@@ -207,7 +206,7 @@ class FitCheck:
         best = None
         excluded = excluded_by(text)
         said = _Said(self, text, segments)
-        for candidate in [part] if part is not None else self.asked.parts:
+        for candidate in (part,) if part is not None else self._parts:
             fit = self._part_fit(candidate, text, said, excluded)
             if best is None or fit.score > best.score:
                 best = fit
@@ -219,8 +218,8 @@ class FitCheck:
     def is_label(self, text: str) -> bool:
         """Nothing in the claim but the question's words, their synonyms and label words, or a closing colon."""
         stripped = text.strip()
-        tail = stripped[-_INSTRUCTION_TAIL:].casefold()
-        if any(hint in tail for hint in _INSTRUCTION_HINTS) and _INSTRUCTION_END.search(stripped):
+        tail = stripped[-_INSTRUCTION_TAIL:].casefold()  # (`_INSTRUCTION_END`'s words, looked for in the tail first)
+        if ("instr" in tail or "check" in tail or "blank" in tail) and _INSTRUCTION_END.search(stripped):
             return True  # a form's printed line, up to its instruction: "… (see instructions) B Enter code from …"
         if len(stripped) > LABEL_CHARS or _DIGIT.search(stripped):
             return False  # "Tax (10%):" answers a question about the rate (the kind check says whether it is asked)
@@ -249,14 +248,16 @@ class FitCheck:
             specific = frozenset(c.word for c in part.focus if c.word not in part.generic)
         if not specific or not said.claim.isdisjoint(specific):
             return None
-        labelled = part.kind is Kind.ANY and any(names_held(n, names_of(text)) for n in self.asked.names)  # "CURP …"
-        if labelled or not said.passages.isdisjoint(specific):
+        if part.kind is Kind.ANY and any(names_held(n, names_of(text)) for n in self.asked.names):
+            return None  # "CURP …": the claim is labelled with a name the question gives
+        if not said.passages.isdisjoint(specific):
             return None
-        if id(part) not in self._unfocused:  # (the same for every claim that fails it)
+        unfocused = self._unfocused.get(id(part))
+        if unfocused is None:  # (the same for every claim that fails it)
             asked = " ".join(c.word for c in part.focus if c.word in specific)
             why = f"asks about {asked}; neither the answer nor its passage speaks of it"
-            self._unfocused[id(part)] = Fit(FOCUS_FIT, why)
-        return self._unfocused[id(part)]
+            unfocused = self._unfocused[id(part)] = Fit(FOCUS_FIT, why)
+        return unfocused
 
     def _kind_fit(self, part: Part, text: str) -> Fit | None:
         if part.kind is Kind.ANY:
