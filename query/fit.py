@@ -332,11 +332,12 @@ class FitCheck:
         return fit
 
     def _named_otherwise(self, segments: Sequence[Segment]) -> str | None:
-        """A one-word name ("the Google invoice") the cited document says only within a longer one ("Google
-        Singapore"), while another document of the context says it alone ("Google\nINVOICE"): that one is meant."""
+        """A one-word name of a document ("the Google invoice") the cited document says only within a longer one
+        ("Google Singapore"), while another document of the context says it alone ("Google\nINVOICE"): that one is
+        meant. (Only a name the question gives a kind of document: a person's first name is seldom said alone.)"""
         for name in self.scope_names:
             telling = [w for w in name if len(w) > 1 and w not in _LEGAL_FORMS]
-            if len(telling) != 1:
+            if len(telling) != 1 or not _names_a_document(telling[0], self.asked.text):
                 continue
             word = telling[0]
             cited = {s.document_id for s in segments}
@@ -426,6 +427,16 @@ def _other_unit(text: str, end: int, asked: frozenset[str] | set[str]) -> bool:
         return False  # (a question naming no unit, "how much energy", takes "909 kWh")
     word = unit.group(1).casefold()
     return word not in asked and stem(word) not in asked and _UNIT_STEMS.get(stem(word), word) not in asked
+
+
+_DOCUMENT_NOUNS = (
+    r"invoice|receipt|bill|statement|patent|licen[cs]e|contract|passport|facture|factura|rechnung|quittung|recibo"
+)
+
+
+def _names_a_document(word: str, question: str) -> bool:
+    """ "the Google invoice", "Google's receipt": the word names a document the question asks about."""
+    return re.search(rf"(?<!\w){re.escape(word)}(?:['’]s)?\s+(?:{_DOCUMENT_NOUNS})", fold(question)) is not None
 
 
 def _said_alone(word: str, texts: Iterable[str]) -> bool | None:

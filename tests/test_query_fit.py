@@ -310,3 +310,16 @@ def test_a_one_word_name_said_only_within_a_longer_one_is_another_documents() ->
     assert not both.check("Tax: $1,767.97", [google]).fails
     # with no document saying "Google" alone, Google Singapore's invoice is the Google invoice
     assert not FitCheck(question, ScopeWords([singapore])).check("Tax: $140.00", [singapore]).fails
+
+
+def test_a_persons_first_name_said_alone_elsewhere_does_not_move_the_answer() -> None:
+    from ingest import Segment
+    from query.fit import FitCheck, ScopeWords
+
+    card = Segment("dl", 0, 0, "text", "Given Names: BRENDA LYNN\nDate of birth: 09/04/1986", None, None, None)
+    letter = Segment("letter", 0, 0, "text", "Dear Brenda,\nyour booking is confirmed.", None, None, None)
+    check = FitCheck("What is Brenda's date of birth?", ScopeWords([card, letter]))
+    assert check.check("Date of birth: 09/04/1986", [card]) == FitCheck(
+        "What is Brenda's date of birth?", ScopeWords([card])
+    ).check("Date of birth: 09/04/1986", [card])
+    assert not check.check("Date of birth: 09/04/1986", [card]).fails
