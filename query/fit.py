@@ -44,7 +44,7 @@ from query.question import (
     words_of,
 )
 from query.terms import fold
-from query.values import value_spans
+from query.values import is_money, value_spans
 
 # Kinds of documents a question may name as its scope ("the invoice total", "the passport's surname").
 DOCUMENT_KINDS = frozenset(
@@ -185,9 +185,7 @@ class FitCheck:
         focus = {c for p in parts for c in p.focus if c.word not in p.generic and c.forms}
         # (each clue's stems, and its short forms: a word of a text is one of its words when it starts with a stem or
         # is a short form)
-        self._clue_forms = {
-            c: (tuple(sorted(c.forms)), frozenset(short)) for c in focus if (short := _shortened(c)) or 1
-        }
+        self._clue_forms = {c: (tuple(sorted(c.forms)), frozenset(_shortened(c))) for c in focus}
         # (a text holding none of the clues' shortest forms is not scanned: most passages speak of none; the pattern
         # that scans is made when one does)
         self._clue_starts = _shortest_starts(f for stems, short in self._clue_forms.values() for f in (*stems, *short))
@@ -273,7 +271,8 @@ class FitCheck:
         if spans and self.counts(part):  # a count or a quantity is no phone number, nor a count of another unit
             phones = value_spans(Kind.PHONE, text, ())
             units = {c.word for c in part.focus} | {f for c in part.focus for f in c.forms}
-            spans = [(a, b) for a, b in spans if not any(a < y and x < b for x, y in phones)]
+            # (money is no phone number: "1 234 567,00 €")
+            spans = [(a, b) for a, b in spans if is_money(text[a:b]) or not any(a < y and x < b for x, y in phones)]
             spans = [(a, b) for a, b in spans if not _other_unit(text, b, units)]
         if not spans:
             return Fit(KIND_FIT, f"asks for {_KIND_NOUNS[part.kind]}; the answer has none")

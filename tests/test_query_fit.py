@@ -323,3 +323,12 @@ def test_a_persons_first_name_said_alone_elsewhere_does_not_move_the_answer() ->
         "What is Brenda's date of birth?", ScopeWords([card])
     ).check("Date of birth: 09/04/1986", [card])
     assert not check.check("Date of birth: 09/04/1986", [card]).fails
+
+
+def test_money_written_with_spaces_is_no_phone_number() -> None:
+    from query.fit import FitCheck, ScopeWords
+
+    check = FitCheck("How much is the total?", ScopeWords([]))
+    assert check.check("Total: 1 234 567,00 €", []) == check.check("Total: 544.99", [])
+    assert check.check("Total: 1 234 567,00 €", []).score == 1.0
+    assert check.check("Total: call 1-800-251-7234", []).warning == "asks for an amount; the answer has none"
