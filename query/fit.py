@@ -192,8 +192,14 @@ class FitCheck:
         self._clue_words: re.Pattern[str] | None = None
         self._spoken: dict[str, frozenset[str]] = {}
         self._specific = {id(p): frozenset(c.word for c in p.focus if c.word not in p.generic) for p in parts}
-        self._unfocused: dict[int, Fit] = {}
+        self._unfocused: dict[str, Fit] = {}  # what is asked about -> the failure saying so
         self._parts = tuple(parts)
+        # (every part has a specific focus, and none is passed by a name labelling the claim: a claim and passages
+        # speaking of none of them fail every part's focus, the first part's failure being the answer)
+        self._all_specific = frozenset().union(*self._specific.values())
+        self._unfocusable = bool(parts) and all(
+            self._specific[id(p)] and not (p.kind is Kind.ANY and self.asked.names) for p in parts
+        )
 
     def check(self, text: str, segments: Sequence[Segment], part: Part | None = None) -> Fit:
         """The fit of the claim `text` citing `segments`, to `part` of the question (None: the part it fits best)."""
@@ -204,6 +210,9 @@ class FitCheck:
         best = None
         excluded = excluded_by(text)
         said = _Said(self, text, segments)
+        if part is None and not excluded and self._unfocusable and said.misses(self._all_specific):
+            first = self._parts[0]  # (what the loop gives: every part fails its focus, the first part's failure)
+            return self._unfocused_fit(first, self._specific[id(first)])
         for candidate in (part,) if part is not None else self._parts:
             fit = self._part_fit(candidate, text, said, excluded)
             if best is None or fit.score > best.score:
@@ -250,11 +259,14 @@ class FitCheck:
             return None  # "CURP …": the claim is labelled with a name the question gives
         if not said.passages.isdisjoint(specific):
             return None
-        unfocused = self._unfocused.get(id(part))
+        return self._unfocused_fit(part, specific)
+
+    def _unfocused_fit(self, part: Part, specific: frozenset[str]) -> Fit:
+        asked = " ".join(c.word for c in part.focus if c.word in specific)
+        unfocused = self._unfocused.get(asked)
         if unfocused is None:  # (the same for every claim that fails it)
-            asked = " ".join(c.word for c in part.focus if c.word in specific)
             why = f"asks about {asked}; neither the answer nor its passage speaks of it"
-            unfocused = self._unfocused[id(part)] = Fit(FOCUS_FIT, why)
+            unfocused = self._unfocused[asked] = Fit(FOCUS_FIT, why)
         return unfocused
 
     def _kind_fit(self, part: Part, text: str) -> Fit | None:
@@ -406,6 +418,10 @@ class _Said:
         self._check, self._segments = check, segments
         self.claim = check.spoken(text)
         self._passages: frozenset[str] | None = None
+
+    def misses(self, clues: frozenset[str]) -> bool:
+        """Neither the claim nor its passages speak of any of `clues`."""
+        return self.claim.isdisjoint(clues) and self.passages.isdisjoint(clues)
 
     @property
     def passages(self) -> frozenset[str]:

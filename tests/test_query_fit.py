@@ -332,3 +332,19 @@ def test_money_written_with_spaces_is_no_phone_number() -> None:
     assert check.check("Total: 1 234 567,00 €", []) == check.check("Total: 544.99", [])
     assert check.check("Total: 1 234 567,00 €", []).score == 1.0
     assert check.check("Total: call 1-800-251-7234", []).warning == "asks for an amount; the answer has none"
+
+
+def test_a_claim_about_none_of_two_parts_fails_the_first_and_each_part_says_its_own() -> None:
+    from ingest import Segment
+    from query.fit import FitCheck, ScopeWords
+
+    passage = Segment("d", 0, 0, "text", "The sky was clear over the valley all week.", None, None, None)
+    check = FitCheck("How much energy did the plant produce in 2025, and who operates it?", ScopeWords([passage]))
+    first, second = check.asked.parts
+    fit = check.check("The sky was clear.", [passage])
+    assert (fit.score, fit.warning) == (0.3, "asks about energy; neither the answer nor its passage speaks of it")
+    assert check.check("The sky was clear.", [passage], first) == fit
+    assert check.check("The sky was clear.", [passage], second).warning == (
+        "asks about operates; neither the answer nor its passage speaks of it"
+    )
+    assert not check.check("The plant produced 42 GWh of energy in 2025.", [passage]).fails
