@@ -326,7 +326,9 @@ class FitCheck:
                 and not any(re.search(r"(?<!\w)" + r"\W+".join(map(re.escape, n)) + r"(?!\w)", p) for p in places)
             ]
             if missing:
-                return Fit(SCOPE_FIT, f"the question names {', '.join(missing)}; the cited document does not")
+                return Fit(
+                    SCOPE_FIT, f"the question names {', '.join(dict.fromkeys(missing))}; the cited document does not"
+                )
             if other := self._named_otherwise(segments):
                 return Fit(
                     SCOPE_FIT, f"the question names {other}; the cited document names {other} only in a longer name"

@@ -348,3 +348,13 @@ def test_a_claim_about_none_of_two_parts_fails_the_first_and_each_part_says_its_
         "asks about operates; neither the answer nor its passage speaks of it"
     )
     assert not check.check("The plant produced 42 GWh of energy in 2025.", [passage]).fails
+
+
+def test_a_missing_name_is_named_once() -> None:
+    from ingest import Segment
+    from query.fit import FitCheck, ScopeWords
+
+    form = Segment("form", 0, 0, "text", "SCHEDULE B\nB Principal business: Learning nurse", None, None, None)
+    check = FitCheck("What is the principal business on Schedule C?", ScopeWords([form]))
+    fit = check.check("B Principal business: Learning nurse", [form])
+    assert fit.warning == "the question names schedule c; the cited document does not"
