@@ -34,6 +34,7 @@ from query.question import (
     Question,
     Words,
     abbreviations_of,
+    asks_count,
     asks_how_much,
     asks_rate,
     has_compound,
@@ -43,7 +44,7 @@ from query.question import (
     words_of,
 )
 from query.terms import fold
-from query.values import value_spans
+from query.values import is_money, value_spans
 
 # Kinds of documents a question may name as its scope ("the invoice total", "the passport's surname").
 DOCUMENT_KINDS = frozenset(
@@ -60,8 +61,22 @@ _LEGAL_FORMS = frozenset("inc ltd llc corp co plc gmbh ag sa sas sarl srl bv nv"
 _EXCLUDING = re.compile(r"\b(?:hors|excl(?:uding|\.)?|without|before|sans|ohne|sin|net of)\s+(\w+)")
 _TIME = re.compile(r"\b\d{1,2}[:h]\d{2}\b")
 _WORDS = re.compile(r"\w+")
-_EXCLUSION_HINT = re.compile("hors|excl|without|before|sans|ohne|sin |net of")
 _DIGIT = re.compile(r"\d")
+# A capitalized word right after a name on its line: "Singapore" of "Google Singapore".
+_QUALIFIER = re.compile(r"[ \t]+[A-Z]\w")
+# A form's instruction ending a claim: the label printed before a value the claim does not hold.
+_INSTRUCTION_END = re.compile(
+    r"(?:\bsee instr(?:uctions?|\.)|\bfrom instructions|\bcheck here|\bleave blank|\bif checked)\W*$", re.IGNORECASE
+)
+_INSTRUCTION_TAIL = 40  # (the claim's last characters, where one of its words must be for the pattern to read it)
+# A unit a number may count, right after it: "24 HOURS", "32 days", "909 kWh".
+_UNIT = re.compile(
+    r"\s?(hours?|hrs?|days?|weeks?|months?|years?|minutes?|mins?|seconds?|kwh|kw|kg|km|miles?|lbs?|pages?|items?)\b",
+    re.IGNORECASE,
+)
+_UNIT_STEMS = {"hr": "hour", "hrs": "hour", "min": "minute", "mins": "minute", "lb": "lbs"}
+# A rate said in words: "Rate", "per hour", "/hr", "taux", "Steuersatz".
+_RATE = re.compile(r"rate|\bper\b|\d\s?/\s?(?:hr|hour|h|day|month|year)\b|taux|tasa|satz|aliquota|taxa|percent")
 NOT_FOUND_CHARS = 160  # "I could not find …": a short section (a long one says something, and may say this too)
 LABEL_CHARS = 80  # a label is short: a longer claim says something
 # A word of every phrase `_NOT_FOUND` knows (its cheap filter): "not", "t" of "don't", "kein", "わか"…
@@ -71,6 +86,7 @@ _NOT_FOUND_WORDS = frozenset(
 )
 _NOT_FOUND_CJK = tuple("わか 分か 見つ 記載 不明 不知 找不 没有 未 모르 찾을 없 لا لم غير".split())
 _QUESTION_END = re.compile(r"(?<=[?？])")
+_NONE: frozenset[str] = frozenset()
 FIT_BAR = 0.5  # below: the section fails the check
 NOT_FOUND_FIT, LABEL_FIT, KIND_FIT, RATE_FIT, FOCUS_FIT, SCOPE_FIT = 0.0, 0.1, 0.2, 0.2, 0.3, 0.2
 
@@ -167,11 +183,23 @@ class FitCheck:
         # (the specific focus of each part: what `spoken` is asked about)
         parts = self.asked.parts
         focus = {c for p in parts for c in p.focus if c.word not in p.generic and c.forms}
-        self._clue_patterns = {c: re.compile(_clue_pattern(c)) for c in focus}
-        alternatives = "|".join(map(_clue_pattern, self._clue_patterns)) or "(?!)"
-        self._clue_words = re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)")
+        # (each clue's stems, and its short forms: a word of a text is one of its words when it starts with a stem or
+        # is a short form)
+        self._clue_forms = {c: (tuple(sorted(c.forms)), frozenset(_shortened(c))) for c in focus}
+        # (a text holding none of the clues' shortest forms is not scanned: most passages speak of none; the pattern
+        # that scans is made when one does)
+        self._clue_starts = _shortest_starts(f for stems, short in self._clue_forms.values() for f in (*stems, *short))
+        self._clue_words: re.Pattern[str] | None = None
         self._spoken: dict[str, frozenset[str]] = {}
         self._specific = {id(p): frozenset(c.word for c in p.focus if c.word not in p.generic) for p in parts}
+        self._unfocused: dict[str, Fit] = {}  # what is asked about -> the failure saying so
+        self._parts = tuple(parts)
+        # (every part has a specific focus, and none is passed by a name labelling the claim: a claim and passages
+        # speaking of none of them fail every part's focus, the first part's failure being the answer)
+        self._all_specific = frozenset().union(*self._specific.values())
+        self._unfocusable = bool(parts) and all(
+            self._specific[id(p)] and not (p.kind is Kind.ANY and self.asked.names) for p in parts
+        )
 
     def check(self, text: str, segments: Sequence[Segment], part: Part | None = None) -> Fit:
         """The fit of the claim `text` citing `segments`, to `part` of the question (None: the part it fits best)."""
@@ -181,8 +209,12 @@ class FitCheck:
             return Fit(LABEL_FIT, "the answer is a label with no value")
         best = None
         excluded = excluded_by(text)
-        for candidate in [part] if part is not None else self.asked.parts:
-            fit = self._part_fit(candidate, text, segments, excluded)
+        said = _Said(self, text, segments)
+        if part is None and not excluded and self._unfocusable and said.misses(self._all_specific):
+            first = self._parts[0]  # (what the loop gives: every part fails its focus, the first part's failure)
+            return self._unfocused_fit(first, self._specific[id(first)])
+        for candidate in (part,) if part is not None else self._parts:
+            fit = self._part_fit(candidate, text, said, excluded)
             if best is None or fit.score > best.score:
                 best = fit
             if not fit.fails:
@@ -193,6 +225,9 @@ class FitCheck:
     def is_label(self, text: str) -> bool:
         """Nothing in the claim but the question's words, their synonyms and label words, or a closing colon."""
         stripped = text.strip()
+        tail = stripped[-_INSTRUCTION_TAIL:].casefold()  # (`_INSTRUCTION_END`'s words, looked for in the tail first)
+        if ("instr" in tail or "check" in tail or "blank" in tail) and _INSTRUCTION_END.search(stripped):
+            return True  # a form's printed line, up to its instruction: "… (see instructions) B Enter code from …"
         if len(stripped) > LABEL_CHARS or _DIGIT.search(stripped):
             return False  # "Tax (10%):" answers a question about the rate (the kind check says whether it is asked)
         if stripped.endswith(":"):
@@ -205,11 +240,11 @@ class FitCheck:
         new = {s for s in new if s not in self.known}
         return not new and bool(claim.stems or claim.tokens)
 
-    def _part_fit(self, part: Part, text: str, segments: Sequence[Segment], excluded: frozenset[str]) -> Fit:
+    def _part_fit(self, part: Part, text: str, said: _Said, excluded: frozenset[str]) -> Fit:
         # (the focus first: one scan of each text for all clues; values take a pass of their own)
-        return self._focus_fit(part, text, segments, excluded) or self._kind_fit(part, text) or FITS
+        return self._focus_fit(part, text, said, excluded) or self._kind_fit(part, text) or FITS
 
-    def _focus_fit(self, part: Part, text: str, segments: Sequence[Segment], excluded: frozenset[str]) -> Fit | None:
+    def _focus_fit(self, part: Part, text: str, said: _Said, excluded: frozenset[str]) -> Fit | None:
         if excluded and (shut := [c.word for c in part.focus if c.forms & excluded]):
             return Fit(FOCUS_FIT, f"asks about {' '.join(shut)}; the answer excludes it")
         if excluded and self.asks_amount(part) and not _EXCLUDING.search(fold(self.asked.text)):
@@ -218,13 +253,21 @@ class FitCheck:
         specific = self._specific.get(id(part))
         if specific is None:
             specific = frozenset(c.word for c in part.focus if c.word not in part.generic)
-        if not specific or not self.spoken(text).isdisjoint(specific):
+        if not specific or not said.claim.isdisjoint(specific):
             return None
-        labelled = part.kind is Kind.ANY and any(names_held(n, names_of(text)) for n in self.asked.names)  # "CURP …"
-        if labelled or any(not self.spoken(s.text).isdisjoint(specific) for s in segments):
+        if part.kind is Kind.ANY and any(names_held(n, names_of(text)) for n in self.asked.names):
+            return None  # "CURP …": the claim is labelled with a name the question gives
+        if not said.passages.isdisjoint(specific):
             return None
+        return self._unfocused_fit(part, specific)
+
+    def _unfocused_fit(self, part: Part, specific: frozenset[str]) -> Fit:
         asked = " ".join(c.word for c in part.focus if c.word in specific)
-        return Fit(FOCUS_FIT, f"asks about {asked}; neither the answer nor its passage speaks of it")
+        unfocused = self._unfocused.get(asked)
+        if unfocused is None:  # (the same for every claim that fails it)
+            why = f"asks about {asked}; neither the answer nor its passage speaks of it"
+            unfocused = self._unfocused[asked] = Fit(FOCUS_FIT, why)
+        return unfocused
 
     def _kind_fit(self, part: Part, text: str) -> Fit | None:
         if part.kind is Kind.ANY:
@@ -237,12 +280,28 @@ class FitCheck:
             dates = [(x, y) for x, y in value_spans(Kind.DATE, text, ()) if not text[x:y].isdigit()]  # (not 2000)
             dates += [m.span() for m in _TIME.finditer(text)]
             spans = [(a, b) for a, b in spans if not any(a < y and x < b for x, y in dates)]
+        if spans and self.counts(part):  # a count or a quantity is no phone number, nor a count of another unit
+            phones = value_spans(Kind.PHONE, text, ())
+            units = {c.word for c in part.focus} | {f for c in part.focus for f in c.forms}
+            # (money is no phone number: "1 234 567,00 €")
+            spans = [(a, b) for a, b in spans if is_money(text[a:b]) or not any(a < y and x < b for x, y in phones)]
+            spans = [(a, b) for a, b in spans if not _other_unit(text, b, units)]
         if not spans:
             return Fit(KIND_FIT, f"asks for {_KIND_NOUNS[part.kind]}; the answer has none")
+        if (
+            asks_rate(part)
+            and not any(text[a:b].rstrip().endswith("%") for a, b in spans)
+            and not _RATE.search(fold(text))
+        ):
+            return Fit(RATE_FIT, "asks for a rate; the answer gives none")  # "HOUR/UNIT: 40.00" for the hourly rate
         rates = all(text[a:b].rstrip().endswith("%") for a, b in spans)
         if part.kind is Kind.AMOUNT and rates and not asks_rate(part) and self.asks_amount(part):
             return Fit(RATE_FIT, "asks for an amount; the answer gives only a rate")
         return None
+
+    def counts(self, part: Part) -> bool:
+        """ "How many days", "how much", "the total": a count or a quantity, not an identifier ("account number")."""
+        return part.kind is Kind.AMOUNT or (part.kind is Kind.NUMBER and asks_count(self.asked.text))
 
     def asks_amount(self, part: Part) -> bool:
         """ "How much", "the total", "the amount", "le montant": a sum of money, which a rate is not."""
@@ -267,7 +326,13 @@ class FitCheck:
                 and not any(re.search(r"(?<!\w)" + r"\W+".join(map(re.escape, n)) + r"(?!\w)", p) for p in places)
             ]
             if missing:
-                return Fit(SCOPE_FIT, f"the question names {', '.join(missing)}; the cited document does not")
+                return Fit(
+                    SCOPE_FIT, f"the question names {', '.join(dict.fromkeys(missing))}; the cited document does not"
+                )
+            if other := self._named_otherwise(segments):
+                return Fit(
+                    SCOPE_FIT, f"the question names {other}; the cited document names {other} only in a longer name"
+                )
         kinds = [c for c in self.asked.clues if c.forms & DOCUMENT_KINDS]
         if kinds:
             held = self.words(text)
@@ -278,6 +343,24 @@ class FitCheck:
             if missing:
                 return Fit(SCOPE_FIT, f"the question asks about {', '.join(missing)}; the cited document is none")
         return fit
+
+    def _named_otherwise(self, segments: Sequence[Segment]) -> str | None:
+        """A one-word name of a document ("the Google invoice") the cited document says only within a longer one
+        ("Google Singapore"), while another document of the context says it alone ("Google\nINVOICE"): that one is
+        meant. (Only a name the question gives a kind of document: a person's first name is seldom said alone.)"""
+        for name in self.scope_names:
+            telling = [w for w in name if len(w) > 1 and w not in _LEGAL_FORMS]
+            if len(telling) != 1 or not _names_a_document(telling[0], self.asked.text):
+                continue
+            word = telling[0]
+            cited = {s.document_id for s in segments}
+            texts = [t for s in segments for t in self._scope_words.texts(s)]
+            if _said_alone(word, texts) is not False:
+                continue  # (said alone there, or not said as a word: initials, a katakana name)
+            others = [s.text for s in self._scope_words.context if s.document_id not in cited]
+            if _said_alone(word, others):
+                return word
+        return None
 
     def _missing_names(self, segments: Sequence[Segment], claim: Words, *, workspace: bool) -> list[str]:
         places = [union(claim, self._scope_words(s, workspace=workspace)) for s in segments]
@@ -305,26 +388,124 @@ class FitCheck:
         """The question's clues a text (a claim, a passage) speaks of: a word of it starts with one of a clue's stems
         ("expiration", "Gesamtbetrag" of "gesamt"), or abbreviates one ("EXP" of "expir", keeping half of it). One
         scan of a text for all clues, no stemming; once a text (a passage backs several claims)."""
-        if text not in self._spoken:
-            found: set[str] = set()
-            for match in self._clue_words.finditer(folded(text)):
-                word = match.group()
-                found.update(c.word for c, pattern in self._clue_patterns.items() if pattern.fullmatch(word))
-            self._spoken[text] = frozenset(found)
-        return self._spoken[text]
+        said = self._spoken.get(text)
+        if said is None:
+            said = self._spoken[text] = self._read_spoken(folded(text))
+        return said
+
+    def _read_spoken(self, low: str) -> frozenset[str]:
+        for start in self._clue_starts:
+            if start in low:
+                break
+        else:
+            return _NONE  # (most passages: none of the clues' shortest forms, no scan)
+        if self._clue_words is None:
+            alternatives = "|".join(map(_clue_pattern, self._clue_forms)) or "(?!)"
+            self._clue_words = re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)")
+        found: set[str] = set()
+        for match in self._clue_words.finditer(low):
+            word = match.group()
+            found.update(
+                c.word for c, (stems, short) in self._clue_forms.items() if word in short or word.startswith(stems)
+            )
+        return frozenset(found)
+
+
+class _Said:
+    """The question's clues a claim speaks of, and those its cited passages do (read when asked: once a check)."""
+
+    __slots__ = ("_check", "_passages", "_segments", "claim")
+
+    def __init__(self, check: FitCheck, text: str, segments: Sequence[Segment]):
+        self._check, self._segments = check, segments
+        self.claim = check.spoken(text)
+        self._passages: frozenset[str] | None = None
+
+    def misses(self, clues: frozenset[str]) -> bool:
+        """Neither the claim nor its passages speak of any of `clues`."""
+        return self.claim.isdisjoint(clues) and self.passages.isdisjoint(clues)
+
+    @property
+    def passages(self) -> frozenset[str]:
+        if self._passages is None:
+            spoken = self._check.spoken
+            segments = self._segments
+            if len(segments) == 1:  # (most claims cite one passage)
+                self._passages = spoken(segments[0].text)
+            else:
+                self._passages = frozenset().union(*(spoken(s.text) for s in segments))
+        return self._passages
+
+
+def _other_unit(text: str, end: int, asked: frozenset[str] | set[str]) -> bool:
+    """The number ending at `end` counts a unit the question does not ask about: "24 HOURS" for "how many days"."""
+    unit = _UNIT.match(text, end)
+    if unit is None or not any(_UNIT.fullmatch(word) for word in asked):
+        return False  # (a question naming no unit, "how much energy", takes "909 kWh")
+    word = unit.group(1).casefold()
+    return word not in asked and stem(word) not in asked and _UNIT_STEMS.get(stem(word), word) not in asked
+
+
+_DOCUMENT_NOUNS = (
+    r"invoice|receipt|bill|statement|patent|licen[cs]e|contract|passport|facture|factura|rechnung|quittung|recibo"
+)
+
+
+def _names_a_document(word: str, question: str) -> bool:
+    """ "the Google invoice", "Google's receipt": the word names a document the question asks about."""
+    return re.search(rf"(?<!\w){re.escape(word)}(?:['’]s)?\s+(?:{_DOCUMENT_NOUNS})", fold(question)) is not None
+
+
+def _said_alone(word: str, texts: Iterable[str]) -> bool | None:
+    """Whether `word` is said somewhere in `texts` as a name of its own, not followed on its line by another
+    capitalized word ("Google Singapore"); None when it is not said (an e-mail address or a web site does not
+    count: "accounts@google.com")."""
+    pattern = re.compile(rf"(?<![\w@./-]){re.escape(word)}(?![\w@])", re.IGNORECASE)
+    said = False
+    for text in texts:
+        for match in pattern.finditer(text):
+            if text[match.end() : match.end() + 1] == ".":
+                continue  # "google.com"
+            said = True
+            if not _QUALIFIER.match(text, match.end()):
+                return True
+    return False if said else None
 
 
 def excluded_by(text: str) -> frozenset[str]:
     """The stems a text excludes: "tva" of "Total hors TVA", "tax" of "excluding tax"."""
-    if _EXCLUSION_HINT.search(text.casefold()) is None:
+    low = folded(text)
+    if not (
+        "hors" in low
+        or "excl" in low
+        or "without" in low
+        or "before" in low
+        or "sans" in low
+        or "ohne" in low
+        or "sin " in low
+        or "net of" in low
+    ):  # (`_EXCLUDING`'s words, without a generator: every claim comes here)
         return frozenset()
-    return frozenset(stem(m.group(1)) for m in _EXCLUDING.finditer(fold(text)))
+    return frozenset(stem(m.group(1)) for m in _EXCLUDING.finditer(low))
 
 
 def _clue_pattern(clue: Clue) -> str:
     """A word starting with one of the clue's stems, or a short form keeping half of one ("exp" of "expir")."""
-    shortened = {f[:k] for f in clue.forms if f.isalpha() for k in range(max(3, -(-len(f) // 2)), len(f))}
+    shortened = _shortened(clue)
     return "|".join([rf"{re.escape(form)}\w*" for form in sorted(clue.forms)] + sorted(map(re.escape, shortened)))
+
+
+def _shortened(clue: Clue) -> set[str]:
+    return {f[:k] for f in clue.forms if f.isalpha() for k in range(max(3, -(-len(f) // 2)), len(f))}
+
+
+def _shortest_starts(alternatives: Iterable[str]) -> tuple[str, ...]:
+    """The alternatives no other one starts: a text holding none of them holds no match."""
+    starts: list[str] = []
+    for alternative in sorted(set(alternatives), key=len):
+        if not any(alternative.startswith(s) for s in starts):
+            starts.append(alternative)
+    return tuple(starts)
 
 
 def _row_name(name: tuple[str, ...], question: str) -> bool:
@@ -365,6 +546,18 @@ class ScopeWords:
         self._known: dict[str, Segment | None] = {s.segment_id: s for s in context}
         self._lookup = lookup
         self._words: dict[tuple[str, bool, bool], Words] = {}
+
+    @property
+    def context(self) -> list[Segment]:
+        """The segments known: the context's, and those looked up."""
+        return [s for s in self._known.values() if s is not None]
+
+    def texts(self, segment: Segment) -> list[str]:
+        """The texts of the segment and of those known around it (its neighbours, its document's head)."""
+        document, index = segment.document_id, segment.segment_index
+        indexes = set(range(max(0, index - self.NEAR), index + self.NEAR + 1)) | set(range(self.HEAD))
+        near = [self._known.get(f"{document}:{i}") for i in sorted(indexes)]
+        return [segment.text] + [s.text for s in near if s is not None and s.segment_index != index]
 
     def __call__(self, segment: Segment, *, stems: bool = False, workspace: bool = True) -> Words:
         key = (segment.segment_id, stems, workspace)

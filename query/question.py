@@ -218,17 +218,15 @@ _COMPOUND = re.compile(rf"\b(\w{{3,}}?)({'|'.join(COMPOUND_ENDS)})\b", re.IGNORE
 HOW_MUCH = re.compile(
     r"\bhow much\b|\bcombien\b|\bcuant[oa]\b|\bwie ?viel\b|\bwie hoch\b|\bquant[oa]\b|\bhoeveel\b|いくら|얼마"
 )
+HOW_MANY = re.compile(
+    r"\bhow many\b|\bcombien d(?:e\b|')|\bcuant[oa]s\b|\bwie viele\b|\bquant[ie]\b|\bquant[oa]s\b|几|多少"
+)
 _ASKS = [
     (
         re.compile(r"\bhow long\b|\bcombien de temps\b|\bcuanto tiempo\b|\bwie lange?\b|\bquanto tempo\b|\bhoe lang\b"),
         Kind.DURATION,
     ),
-    (
-        re.compile(
-            r"\bhow many\b|\bcombien d(?:e\b|')|\bcuant[oa]s\b|\bwie viele\b|\bquant[ie]\b|\bquant[oa]s\b|几|多少"
-        ),
-        Kind.NUMBER,
-    ),
+    (HOW_MANY, Kind.NUMBER),
     # "how large is the farm": a size, which the adjective does not name ("42 hectares")
     (re.compile(r"\bhow (?:large|big|tall|high|far|old|heavy|wide|deep|fast)\b"), Kind.NUMBER),
     (HOW_MUCH, Kind.AMOUNT),
@@ -379,7 +377,8 @@ def _names(text: str) -> tuple[tuple[str, ...], ...]:
             before = matches[i - 1].group() if i > 0 else ""
             paired = _title(after) or (_title(before) and i > 1)
             capital = word.isupper() or (capital and paired)
-        capital = (capital or any(c.isdigit() for c in word)) and not (i == 0 and _is_function(word))
+        numbered = not word.isalpha() and any(c.isdigit() for c in word)  # (a word of letters has no digit)
+        capital = (capital or numbered) and not (i == 0 and _is_function(word))
         joined = previous_end >= 0 and not text[previous_end : match.start()].strip(" .-&,")  # "SCE&G", "N. G."
         if capital and joined and runs:
             runs[-1].append(word.casefold())
@@ -459,6 +458,8 @@ def _written_lower(word: str, text: str) -> bool:
 
 
 def _possessive(word: str, text: str) -> bool:
+    if "'" not in text and "’" not in text:
+        return False  # (most questions: no pattern to build)
     return re.search(rf"\b{re.escape(word)}['’]s\b", fold(text)) is not None
 
 
@@ -475,6 +476,8 @@ def _owned(run: list[str], text: str, name_words: set[str]) -> tuple[list[str], 
     folded = fold(text)
 
     def possessives(words: list[str]) -> list[int]:
+        if "'" not in folded and "’" not in folded:
+            return []  # (most questions: no pattern to build)
         return [i for i, w in enumerate(words) if re.search(rf"\b{re.escape(w)}['’]s\b", folded)]
 
     names = [i for i in possessives(run) if run[i] in name_words]
@@ -531,6 +534,11 @@ def _closing(text: str, words: list[str]) -> tuple[str | None, str | None]:
     if auxiliaries[0] in _DO or last.endswith(("ed", "en")) or last in _PARTICIPLES:
         return last, role
     return None, None
+
+
+def asks_count(text: str) -> bool:
+    """ "How many", in any language the questions are read in: a count, not an identifier."""
+    return HOW_MANY.search(fold(text)) is not None
 
 
 def asks_how_much(text: str) -> bool:

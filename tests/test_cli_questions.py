@@ -209,3 +209,53 @@ def test_an_uncertain_answer_is_shown_as_uncertain(
     _print_answer(store, store.get_message(pending.id), as_json=False)
     printed = capsys.readouterr().out.splitlines()
     assert printed[:2] == ["Surname/Nom/Apellidos [1]", note]
+
+
+def test_cite_with_the_question_judges_each_sections_fit(tmp_path: Path, docai_real_dir: Path) -> None:
+    """`segcite cite --question`: the same fit and answer_status as `build_answer` gives (no services: a file in,
+    the payload out)."""
+    import os
+
+    from ingest import build_segments
+
+    segments = build_segments((docai_real_dir / "invoice_parser_1p.json").read_bytes(), "google")
+    (tmp_path / "s.jsonl").write_bytes(b"\n".join(orjson.dumps(s.to_dict()) for s in segments) + b"\n")
+    due = next(s.segment_id for s in segments if s.text.startswith("Due date: Sep 30, 2019"))
+    name = next(s.segment_id for s in segments if s.text == "Receiver name: Jane Smith,")
+    sections = [{"text": "Receiver name: Jane Smith,", "source_ids": [name]}]
+    (tmp_path / "wrong.json").write_bytes(orjson.dumps({"sections": sections}))
+    (tmp_path / "right.json").write_bytes(orjson.dumps({"sections": [{"text": "Sep 30, 2019", "source_ids": [due]}]}))
+    env = dict(os.environ)
+
+    def cite(answer: str, *question: str) -> dict:
+        argv = ["cite", "--segments", str(tmp_path / "s.jsonl"), "--answer", str(tmp_path / answer), *question]
+        result = run(env, *argv)
+        assert result.returncode == 0, result.stderr
+        return orjson.loads(result.stdout)
+
+    wrong = cite("wrong.json", "--question", "When is the Google invoice due?")
+    assert wrong["metadata"]["answer_status"] == "uncertain"
+    assert [(s["fit"], s["fit_warning"]) for s in wrong["metadata"]["sections"]] == [
+        (0.3, "asks about due; neither the answer nor its passage speaks of it")
+    ]
+    right = cite("right.json", "--question", "When is the Google invoice due?")
+    assert right["metadata"]["answer_status"] == "answered"
+    assert [(s["fit"], s["fit_warning"]) for s in right["metadata"]["sections"]] == [(1.0, None)]
+    unjudged = cite("wrong.json")  # no question: fit null, as before
+    assert [(s["fit"], s["fit_warning"]) for s in unjudged["metadata"]["sections"]] == [(None, None)]
+    empty = run(
+        env,
+        "cite",
+        "--segments",
+        str(tmp_path / "s.jsonl"),
+        "--answer",
+        str(tmp_path / "wrong.json"),
+        "--question",
+        "  ",
+    )
+    assert empty.returncode != 0
+    assert (
+        empty.stderr.strip()
+        .splitlines()[-1]
+        .endswith("give the question the answer was written for, or leave the option out")
+    )

@@ -219,3 +219,130 @@ def test_a_models_two_claims_in_one_section_are_both_quoted(workspace) -> None:
     (citation,) = payload["metadata"]["citations"]
     quoted = " ".join(q["text"] for q in citation["quotes"])
     assert "$4,647.68" in quoted and "Sep 30, 2019" in quoted
+
+
+# --- counts, units and rates (issue 31's remaining wrong answers) ----------------------------------------------
+
+
+def test_a_count_of_another_unit_or_a_phone_number_is_no_count(workspace) -> None:
+    question = "How many days were in the April 2018 SCE&G billing period?"
+    service = "utility_parser_1p_4tables:0"
+    payload = model("CUSTOMER SERVICE 24 HOURS A DAY: 1-800-251-7234, toll-free", [service], question, workspace)
+    assert status(payload) == "uncertain"
+    assert fits(payload) == [(0.2, "asks for a number; the answer has none")]
+    row = "utility_parser_1p_4tables:6"
+    assert workspace[row]["text"].startswith("METER NO. BILLING PERIOD DAYS")
+    payload = model("The billing period had 32 days.", [row], question, workspace)
+    assert (status(payload), fits(payload)) == ("answered", [(1.0, None)])
+    # a question naming no unit takes a number with one: "how much energy" in kWh
+    payload = model("First 800 kWh X $ 0.136440 | 109.15", [row], "How much energy was billed first?", workspace)
+    assert fits(payload) == [(1.0, None)]
+
+
+def test_a_rate_is_a_percentage_or_says_rate() -> None:
+    from ingest import Segment
+    from query.fit import FitCheck, ScopeWords
+
+    stub = Segment("paycor", 0, 0, "text", "RATE HOUR/UNIT CURRENT\n12.00 40.00 480.00", None, None, None)
+    check = FitCheck("What is the hourly rate on the pay statement?", ScopeWords([stub]))
+    assert check.check("HOUR/UNIT: 40.00", [stub]).warning == "asks for a rate; the answer gives none"
+    assert not check.check("RATE: 12.00", [stub]).fails
+    assert not check.check("$12.00/hr", [stub]).fails
+    late = FitCheck("What is the late payment charge rate?", ScopeWords([stub]))
+    assert not late.check("A late payment charge of 1.5%", [stub]).fails
+
+
+def test_a_passage_speaking_of_none_of_the_clues_is_not_scanned_yet_the_focus_is_found() -> None:
+    from query.fit import FitCheck, ScopeWords, _shortest_starts
+
+    assert sorted(_shortest_starts(["expir", "exp", "expi", "dat", "date"])) == ["dat", "exp"]
+    check = FitCheck("What is the expiration date of the passport?", ScopeWords([]))
+    assert "expiration" in check.spoken("DATE OF EXP 14 OCT 2030")
+    assert "expiration" in check.spoken("Date d'expiration: 14 oct. 2030")
+    assert check.spoken("Surname: SMITH") == frozenset()
+
+
+def test_a_forms_printed_line_up_to_its_instruction_is_a_label() -> None:
+    from ingest import Segment
+    from query.fit import FitCheck, ScopeWords
+
+    text = (
+        "SCHEDULE C\nA Principal business (see instructions)\nB Enter code from instructions\nLearning disability nurse"
+    )
+    form = Segment("schedule-c", 0, 0, "text", text, None, None, None)
+    check = FitCheck("What is the principal business of the proprietor on Schedule C?", ScopeWords([form]))
+    label = "A Principal business (see instructions) B Enter code from instructions"
+    assert check.check(label, [form]) == check.check("Principal business:", [form])
+    assert check.check(label, [form]).warning == "the answer is a label with no value"
+    assert not check.check("B Enter code from instructions: Learning nurse", [form]).fails
+
+
+def test_a_one_word_name_said_only_within_a_longer_one_is_another_documents() -> None:
+    from ingest import Segment
+    from query.fit import FitCheck, ScopeWords
+
+    singapore = Segment(
+        "abc", 0, 0, "text", "Invoice\nFROM: Google Singapore\naccounts@google.com\nTax\n$140.00", None, None, None
+    )
+    google = Segment("google", 0, 0, "text", "Google\nINVOICE\n# 23413561D\nTax: $1,767.97", None, None, None)
+    question = "How much tax is on the Google invoice?"
+    both = FitCheck(question, ScopeWords([singapore, google]))
+    fit = both.check("Tax: $140.00", [singapore])
+    assert (fit.score, fit.warning) == (
+        0.2,
+        "the question names google; the cited document names google only in a longer name",
+    )
+    assert both.check("Tax: $1,767.97", [google]) == FitCheck(question, ScopeWords([google])).check(
+        "Tax: $1,767.97", [google]
+    )
+    assert not both.check("Tax: $1,767.97", [google]).fails
+    # with no document saying "Google" alone, Google Singapore's invoice is the Google invoice
+    assert not FitCheck(question, ScopeWords([singapore])).check("Tax: $140.00", [singapore]).fails
+
+
+def test_a_persons_first_name_said_alone_elsewhere_does_not_move_the_answer() -> None:
+    from ingest import Segment
+    from query.fit import FitCheck, ScopeWords
+
+    card = Segment("dl", 0, 0, "text", "Given Names: BRENDA LYNN\nDate of birth: 09/04/1986", None, None, None)
+    letter = Segment("letter", 0, 0, "text", "Dear Brenda,\nyour booking is confirmed.", None, None, None)
+    check = FitCheck("What is Brenda's date of birth?", ScopeWords([card, letter]))
+    assert check.check("Date of birth: 09/04/1986", [card]) == FitCheck(
+        "What is Brenda's date of birth?", ScopeWords([card])
+    ).check("Date of birth: 09/04/1986", [card])
+    assert not check.check("Date of birth: 09/04/1986", [card]).fails
+
+
+def test_money_written_with_spaces_is_no_phone_number() -> None:
+    from query.fit import FitCheck, ScopeWords
+
+    check = FitCheck("How much is the total?", ScopeWords([]))
+    assert check.check("Total: 1 234 567,00 €", []) == check.check("Total: 544.99", [])
+    assert check.check("Total: 1 234 567,00 €", []).score == 1.0
+    assert check.check("Total: call 1-800-251-7234", []).warning == "asks for an amount; the answer has none"
+
+
+def test_a_claim_about_none_of_two_parts_fails_the_first_and_each_part_says_its_own() -> None:
+    from ingest import Segment
+    from query.fit import FitCheck, ScopeWords
+
+    passage = Segment("d", 0, 0, "text", "The sky was clear over the valley all week.", None, None, None)
+    check = FitCheck("How much energy did the plant produce in 2025, and who operates it?", ScopeWords([passage]))
+    first, second = check.asked.parts
+    fit = check.check("The sky was clear.", [passage])
+    assert (fit.score, fit.warning) == (0.3, "asks about energy; neither the answer nor its passage speaks of it")
+    assert check.check("The sky was clear.", [passage], first) == fit
+    assert check.check("The sky was clear.", [passage], second).warning == (
+        "asks about operates; neither the answer nor its passage speaks of it"
+    )
+    assert not check.check("The plant produced 42 GWh of energy in 2025.", [passage]).fails
+
+
+def test_a_missing_name_is_named_once() -> None:
+    from ingest import Segment
+    from query.fit import FitCheck, ScopeWords
+
+    form = Segment("form", 0, 0, "text", "SCHEDULE B\nB Principal business: Learning nurse", None, None, None)
+    check = FitCheck("What is the principal business on Schedule C?", ScopeWords([form]))
+    fit = check.check("B Principal business: Learning nurse", [form])
+    assert fit.warning == "the question names schedule c; the cited document does not"

@@ -96,7 +96,12 @@ def _read_jsonl(path: Path) -> list[dict]:
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="Retrieved segment ids, one per line (default: every segment).",
 )
-def cite(segments_file: Path, answer_file: Path, context_file: Path | None) -> None:
+@click.option(
+    "--question",
+    default=None,
+    help="What was asked: each section gets its fit to it and the answer its answer_status (default: fit null).",
+)
+def cite(segments_file: Path, answer_file: Path, context_file: Path | None, question: str | None) -> None:
     """Resolve a model answer against segments and print the message payload (JSON)."""
     import orjson
 
@@ -115,7 +120,10 @@ def cite(segments_file: Path, answer_file: Path, context_file: Path | None) -> N
         if unknown:
             raise UserError(f"{context_file}: {len(unknown)} id(s) not in {segments_file}, e.g. {unknown[0]}")
         context = [workspace[i] for i in ids]
-    payload = build_answer(answer_file.read_text(encoding="utf-8"), context=context, workspace=workspace)
+    if question is not None and not question.strip():
+        raise UserError("--question: empty; give the question the answer was written for, or leave the option out")
+    raw = answer_file.read_text(encoding="utf-8")
+    payload = build_answer(raw, context=context, workspace=workspace, question=question)
     sys.stdout.buffer.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n")
 
 
