@@ -343,10 +343,11 @@ def _no_possessive(text: str) -> str:
 
 
 def _glosses(text: str) -> dict[str, set[str]]:
-    """ "subscribed power (puissance)": each word of the run before the parentheses -> the gloss's stems."""
+    """ "subscribed power (puissance)": each word of the run before the parentheses -> the gloss's stems. A number
+    glosses no word: "rand(-1)" is a call, and its "1" would let any claim holding a 1 speak of `rand`."""
     glosses: dict[str, set[str]] = {}
     for match in _GLOSS.finditer(text):
-        forms = {stem(w) for w in content_tokens(match.group(1))}
+        forms = {stem(w) for w in content_tokens(match.group(1)) if not w.isdigit()}
         for word in _last_run(text[: match.start()]):
             glosses.setdefault(word, set()).update(forms)
     return glosses

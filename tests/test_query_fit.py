@@ -346,3 +346,28 @@ def test_a_missing_name_is_named_once() -> None:
     check = FitCheck("What is the principal business on Schedule C?", ScopeWords([form]))
     fit = check.check("B Principal business: Learning nurse", [form])
     assert fit.warning == "the question names schedule c; the cited document does not"
+
+
+def test_a_call_s_number_is_no_gloss_of_its_name() -> None:
+    """ "rand(-1)" asks about rand: its "1" glossed `rand`, so "The domain of k is -1 to 1" spoke of it (a manual's
+    page read by OCR, issue 33's check). The offline answerer now gives the sentence about rand(-1)."""
+    from ingest import Segment
+    from query.fit import FitCheck, ScopeWords
+
+    text = (
+        "The domain of k is -1 to 1 (inclusive).\n"
+        "rand(0) returns a pseudo random number in the open interval (0:1).\n"
+        "rand(-1) resets both seeds to a standard value."
+    )
+    manual = Segment("manual", 0, 39, "paragraph", text, None, None, None)
+    check = FitCheck("What does rand(-1) do?", ScopeWords([manual]))
+    other = Segment("manual", 1, 39, "paragraph", "The domain of k is -1 to 1 (inclusive).", None, None, None)
+    assert check.check("The domain of k is -1 to 1 (inclusive).", [other]).warning == (
+        "asks about rand; neither the answer nor its passage speaks of it"
+    )
+    raw = extractive_answer("What does rand(-1) do?", [manual])
+    payload = build_answer(
+        raw, context=[manual], workspace={manual.segment_id: manual}, question="What does rand(-1) do?"
+    )
+    assert payload["content"] == "rand(-1) resets both seeds to a standard value [1]."
+    assert payload["metadata"]["answer_status"] == "answered"
