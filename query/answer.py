@@ -216,12 +216,15 @@ def build_answer(
     verifier: Verifier | None = None,
     page_images: PageImages = NO_PAGE_IMAGES,
     question: str | None = None,
+    filenames: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """The payload of design §5.8. `context`: the segments retrieved for this question; `workspace`: every
     segment of the workspace (a mapping segment_id -> segment, or a SegmentSource), for existence checks and
     the second tier of the fallback; without it the context is the whole world. `verifier`: how support is
     judged (default: `LexicalVerifier`). `page_images`: each cited page's stored image, for `page_image`.
-    `question`: what was asked, for each section's `fit` (design §5.9); without it `fit` is null."""
+    `question`: what was asked, for each section's `fit` (design §5.9); without it `fit` is null. `filenames`:
+    document id -> its file's name, so that a question naming a file ("the total in invoice.pdf") is answered from
+    that file (unknown: a file the question names is not checked)."""
     segments = as_segments(context)
     parsed = parse_answer(raw_llm_output, max_marker=len(segments))
     resolver = SectionResolver(
@@ -236,7 +239,8 @@ def build_answer(
             )
 
         source = as_source(workspace)
-        fit_check = FitCheck(question, ScopeWords(segments, source.lookup if source else None), context_words)
+        scope = ScopeWords(segments, source.lookup if source else None)
+        fit_check = FitCheck(question, scope, context_words, filenames=filenames)
     builder = AnswerBuilder(page_images, fit_check)
     for section in parsed.sections:
         builder._add(resolver.resolve(section))  # (`add` but for the copy it returns, which is not needed here)

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from ingest import Segment
 from query.lexical import content_words
 from query.question import (
+    FILE_NAME,
     Clue,
     Kind,
     Part,
@@ -173,8 +174,12 @@ class FitCheck:
         question: str | Question,
         scope_words: ScopeWords,
         context_words: Words | Callable[[], Words] | None = None,
+        filenames: Mapping[str, str] | None = None,
     ):
         self.asked = read_question(question) if isinstance(question, str) else question
+        # (document id -> its file's name, case-folded, where known: a question naming a file is asked of it)
+        self._filenames = {k: v.casefold() for k, v in filenames.items()} if filenames is not None else None
+        self.files = self._asked_files()
         self._scope_words = scope_words
         self._context_words = context_words  # all the context's words: which kinds of documents it holds
         self.known = frozenset(w.casefold() for w in re.findall(r"\w+", self.asked.text))
@@ -307,11 +312,37 @@ class FitCheck:
         """ "How much", "the total", "the amount", "le montant": a sum of money, which a rate is not."""
         return asks_how_much(self.asked.text) or any(c.forms & _AMOUNT_STEMS for c in part.focus)
 
+    def _asked_files(self) -> tuple[str, ...]:
+        """The files the question names: those written with an extension, and any known file's name it holds as a
+        word (a folder of shards is named without one)."""
+        files = list(self.asked.files)
+        if self._filenames:
+            text = self.asked.text.casefold()
+            files += [
+                name
+                for name in set(self._filenames.values())
+                if re.search(r"(?<![\w.-])" + re.escape(name) + r"(?![\w.-])", text)
+            ]
+        return tuple(dict.fromkeys(files))
+
+    def _file_fit(self, segments: Sequence[Segment]) -> Fit | None:
+        """A question naming a file is answered from that file (where the documents' file names are known)."""
+        if not self.files or self._filenames is None:
+            return None
+        cited = sorted({self._filenames[s.document_id] for s in segments if s.document_id in self._filenames})
+        asked = {_file_stem(f) for f in self.files}
+        if not cited or any(_file_stem(name) in asked for name in cited):
+            return None
+        return Fit(SCOPE_FIT, f"the question names {', '.join(self.files)}; the cited document is {', '.join(cited)}")
+
     def _scope_fit(self, segments: Sequence[Segment], fit: Fit, text: str) -> Fit:
-        """Every name the question gives is spoken of where a cited segment is (`ScopeWords`); and a kind of document
-        it names ("the invoice total") is what that document is (a receipt's total is no answer to the invoice's)."""
+        """The file the question names is the cited one's; every name the question gives is spoken of where a cited
+        segment is (`ScopeWords`); and a kind of document it names ("the invoice total") is what that document is (a
+        receipt's total is no answer to the invoice's)."""
         if not segments:
             return fit
+        if wrong_file := self._file_fit(segments):
+            return wrong_file
         if self.scope_names:
             claim = names_of(text)
             missing = self._missing_names(segments, claim, workspace=False)  # the context first: no lookup
@@ -378,7 +409,9 @@ class FitCheck:
         """The names of the question itself: text pasted after its question mark names nothing it asks about."""
         if self._scope_names is None:
             head = _QUESTION_END.split(self.asked.text, maxsplit=1)[0]
-            self._scope_names = self.asked.names if head == self.asked.text else read_question(head).names
+            names = self.asked.names if head == self.asked.text else read_question(head).names
+            # (a known file's name read as a name, "invoice_sharded_48p": the file check is its scope)
+            self._scope_names = tuple(n for n in names if not any(all(w in f for w in n) for f in self.files))
         return self._scope_names
 
     def words(self, text: str) -> Words:
@@ -609,3 +642,8 @@ def uncertain_note(metadata: dict | None) -> str | None:
     if not reasons:
         reasons = ["a part of it cites no passage"]
     return f"Uncertain: this answer may not answer the question ({'; '.join(dict.fromkeys(reasons))})."
+
+
+def _file_stem(name: str) -> str:
+    """ "report.pdf" and "report" name one file (a question may leave the extension out, or a folder have none)."""
+    return name.rsplit(".", 1)[0] if FILE_NAME.fullmatch(name) else name

@@ -58,6 +58,7 @@ class Question:
     clues: tuple[Clue, ...]  # every informative word, once, in order
     names: tuple[tuple[str, ...], ...]  # capitalized runs and identifiers, as case-folded words
     parts: list[Part]
+    files: tuple[str, ...] = ()  # file names the question gives ("invoice.pdf"), case-folded: documents, not words
 
 
 @dataclass(frozen=True)
@@ -313,8 +314,15 @@ def asks_rate(part: Part) -> bool:
 RATE_WORDS = frozenset("rate rates percentage percent taux tasa satz steuersatz aliquota taxa".split())
 
 
+# A file name as a user writes one: what the question is asked of, not a word of what it asks ("the total in
+# invoice_2024.pdf"). Read apart, so that neither its words nor its digits are looked for in the answer.
+FILE_NAME = re.compile(r"(?<![\w.-])[\w.-]*\w\.(?:json|pdf|png|jpe?g|tiff?|gif|bmp|webp)(?![\w.-])", re.IGNORECASE)
+
+
 def read_question(text: str) -> Question:
-    text = _no_possessive(_PHRASE.sub(_rewritten, text[:QUESTION_CHARS_READ]))
+    text = text[:QUESTION_CHARS_READ]
+    files = tuple(dict.fromkeys(m.group().casefold() for m in FILE_NAME.finditer(text)))
+    text = _no_possessive(_PHRASE.sub(_rewritten, FILE_NAME.sub(" ", text) if files else text))
     text = _COMPOUND.sub(r"\1 \2", text)
     glosses = _glosses(text)
     clues = {}
@@ -325,7 +333,7 @@ def read_question(text: str) -> Question:
     names = _names(text)
     name_words = {w for name in names for w in name}
     parts = [_read_part(piece, clues, name_words) for piece in pieces or [text]]
-    return Question(text, tuple(clues.values()), names, parts)
+    return Question(text, tuple(clues.values()), names, parts, files)
 
 
 _TOPIC = re.compile(r"[はがを]")

@@ -371,3 +371,38 @@ def test_a_call_s_number_is_no_gloss_of_its_name() -> None:
     )
     assert payload["content"] == "rand(-1) resets both seeds to a standard value [1]."
     assert payload["metadata"]["answer_status"] == "answered"
+
+
+def test_a_question_naming_a_file_is_answered_from_that_file() -> None:
+    """`segcite eval` (and users) ask "… in invoice.json?": the file's name is no word to find in the answer; with the
+    documents' file names known, an answer from another file fails the scope, one from that file fits."""
+    from ingest import Segment
+    from query.question import read_question
+
+    asked = read_question("What is the Amount for Tool A in invoice_toolbox_test0_1p.json?")
+    assert asked.files == ("invoice_toolbox_test0_1p.json",)
+    assert all("invoice_toolbox_test0_1p" not in " ".join(n) for n in asked.names)
+    toolbox = Segment("tb", 0, 0, "table", "Item | Quantity | Amount\nTool A | 500 | $500.00", None, None, None)
+    other = Segment("ot", 0, 0, "table", "Item | Quantity | Amount\nTool A | 2 | $9.00", None, None, None)
+    files = {"tb": "invoice_toolbox_test0_1p.json", "ot": "other.json"}
+    question = "What is the Amount for Tool A in invoice_toolbox_test0_1p.json?"
+    for segment, status, warning in [
+        (toolbox, "answered", None),
+        (other, "uncertain", "the question names invoice_toolbox_test0_1p.json; the cited document is other.json"),
+    ]:
+        raw = orjson.dumps({"sections": [{"text": "Tool A: $500.00", "source_ids": [segment.segment_id]}]}).decode()
+        payload = build_answer(raw, context=[toolbox, other], question=question, filenames=files)
+        (section,) = payload["metadata"]["sections"]
+        assert (payload["metadata"]["answer_status"], section["fit_warning"]) == (status, warning), section
+    # A folder of shards is named without an extension: a known file's name in the question names it too.
+    folder = {"tb": "invoice_sharded_48p_noimages", "ot": "other.json"}
+    raw = orjson.dumps({"sections": [{"text": "Tool A: $9.00", "source_ids": ["ot:0"]}]}).decode()
+    payload = build_answer(
+        raw,
+        context=[toolbox, other],
+        question="What is the Amount for Tool A in invoice_sharded_48p_noimages?",
+        filenames=folder,
+    )
+    assert payload["metadata"]["sections"][0]["fit_warning"] == (
+        "the question names invoice_sharded_48p_noimages; the cited document is other.json"
+    )

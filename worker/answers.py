@@ -71,7 +71,10 @@ def compute_answer(rt: Runtime, message_id: str, claimant: str | None = None) ->
     if not raw.strip():
         raise TransientError("the LLM returned an empty answer")
     # the truth: what a client keeps
-    payload = build_answer(raw, context=context, workspace=workspace, page_images=pages, question=question.content)
+    filenames = {d.id: d.filename for d in rt.store.documents(message.workspace_id)}  # a question may name a file
+    payload = build_answer(
+        raw, context=context, workspace=workspace, page_images=pages, question=question.content, filenames=filenames
+    )
     if rt.answerer.usage is not None:
         payload["metadata"]["usage"] = rt.answerer.usage
     rt.answers.put(message_id, payload)
