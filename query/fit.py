@@ -360,6 +360,10 @@ class FitCheck:
                 return Fit(
                     SCOPE_FIT, f"the question names {', '.join(dict.fromkeys(missing))}; the cited document does not"
                 )
+            rows = [n for n in self.scope_names if _row_name(n, self.asked.text)]
+            if rows and (other := next(filter(None, (_other_row(n, places[0]) for n in rows)), None)):
+                asked = " ".join(next(n for n in rows if _other_row(n, places[0]) == other))
+                return Fit(SCOPE_FIT, f"the question names {asked}; the answer speaks of {other}")
             if other := self._named_otherwise(segments):
                 return Fit(
                     SCOPE_FIT, f"the question names {other}; the cited document names {other} only in a longer name"
@@ -542,10 +546,21 @@ def _shortest_starts(alternatives: Iterable[str]) -> tuple[str, ...]:
 
 
 def _row_name(name: tuple[str, ...], question: str) -> bool:
-    """ "Service B", "Tool A": words, then a letter written apart (not "SCE&G")."""
-    if len(name) < 2 or len(name[-1]) != 1 or not name[-1].isalpha():
+    """ "Service B", "Tool A", "Item 3": words, then a letter or a short number written apart (not "SCE&G")."""
+    last = name[-1] if name else ""
+    if len(name) < 2 or not ((len(last) == 1 and last.isalpha()) or (last.isdigit() and len(last) <= 3)):
         return False
     return re.search(r"(?<!\w)" + r"\s+".join(map(re.escape, name)) + r"(?!\w)", fold(question)) is not None
+
+
+def _other_row(name: tuple[str, ...], claim: str) -> str | None:
+    """The row a (folded) claim speaks of when it is another one of the same label and never the one asked: "item 1"
+    for "Item 3", "tool b" for "Tool A"."""
+    label = r"\W+".join(map(re.escape, name[:-1]))
+    if re.search(r"(?<!\w)" + label + r"\W+" + re.escape(name[-1]) + r"(?!\w)", claim):
+        return None
+    other = re.search(r"(?<!\w)" + label + r"\W+\w{1,3}(?!\w)", claim)
+    return other.group() if other else None
 
 
 def names_held(name: tuple[str, ...], words: Words) -> bool:

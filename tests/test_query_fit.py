@@ -406,3 +406,22 @@ def test_a_question_naming_a_file_is_answered_from_that_file() -> None:
     assert payload["metadata"]["sections"][0]["fit_warning"] == (
         "the question names invoice_sharded_48p_noimages; the cited document is other.json"
     )
+
+
+def test_a_row_the_question_names_is_not_another_row_of_its_label() -> None:
+    """ "the Description for Item 3" is not answered by "Item 1 | Description 1" (a generated eval question), nor
+    "Tool A" by Tool B's row; the row asked for fits."""
+    from ingest import Segment
+    from query.fit import FitCheck, ScopeWords
+
+    table = Segment(
+        "form", 0, 0, "table", "Item | Description\nItem 1 | Description 1\nItem 3 | Description 3", None, None, None
+    )
+    check = FitCheck("What is the Description for Item 3?", ScopeWords([table]))
+    assert check.check("Item 1 | Description 1", [table]).warning == (
+        "the question names item 3; the answer speaks of item 1"
+    )
+    assert not check.check("Item 3 | Description 3", [table]).fails
+    tools = Segment("tools", 0, 0, "table", "Tool A | $500.00\nTool B | $900.00", None, None, None)
+    tool = FitCheck("What is the amount for Tool A?", ScopeWords([tools]))
+    assert tool.check("Tool B | $900.00", [tools]).fails and not tool.check("Tool A | $500.00", [tools]).fails
