@@ -153,7 +153,7 @@ def _huge_png() -> bytes:
     ],
 )
 def test_a_file_the_limits_refuse_fails_with_a_reason_and_leaves_nothing(
-    celery_worker, store, objects, report_pdf, tmp_path, name, make, says
+    celery_worker, celery_app, store, objects, report_pdf, tmp_path, name, make, says
 ) -> None:
     workspace = workspace_id(f"parse-{uuid.uuid4()}")
     path = tmp_path / name
@@ -163,6 +163,11 @@ def test_a_file_the_limits_refuse_fails_with_a_reason_and_leaves_nothing(
     assert row.error.startswith(f"{name}: ") and says in row.error, row.error
     assert "\n" not in row.error and "objects" not in row.error  # one line, no internal path
     assert objects.keys(f"{row.source_r2_key or row.docai_raw_r2_key}.docai/") == []  # no shard written
+    # A second copy of its task after the failure (the inbox's and a direct send) keeps the reason: the file is
+    # judged as a PDF or an image again, never read as JSON ("not valid JSON").
+    celery_app.send_task("segcite.ingest_document", args=[row.id]).get(timeout=120, propagate=False)
+    again = store.get_document(row.id)
+    assert (again.status, again.error) == ("failed", row.error)
     # The worker keeps serving: a good PDF after it is ingested.
     assert ingest(store, objects, workspace, report_pdf).status == "ingested"
 

@@ -37,7 +37,9 @@ log = logging.getLogger(__name__)
 HEAD_BYTES = 1024  # enough to tell a PDF (`%PDF` may follow some junk) or an image from JSON
 PROGRESS_INTERVAL = 0.5  # seconds between two progress writes while parsing locally
 FINISH_CLAIM = 600  # seconds one task holds the right to finish a parse
-_TO_PARSE = (DocumentStatus.UPLOADED, DocumentStatus.PARSING)
+# A failed document is parsed again too: a second copy of its task (the inbox's and a direct send) that comes after
+# the failure must not read the PDF as JSON and overwrite the failure's reason with "not valid JSON".
+_TO_PARSE = (DocumentStatus.UPLOADED, DocumentStatus.PARSING, DocumentStatus.FAILED)
 
 
 def begin(rt: Runtime, document: DocumentRow) -> DocumentRow | None:
