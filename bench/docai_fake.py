@@ -6,12 +6,14 @@ records each request: the processor, the pages' first lines (which pages were as
 
 Scripted faults, in order, one per request: `failures` ([(429, "RESOURCE_EXHAUSTED"), (503, "UNAVAILABLE")]).
 `refuse_marker`: a request whose text holds it is refused with 400 INVALID_ARGUMENT (a permanent error).
-`delay`: seconds each request takes. Also: `make_pdf` prints HTML pages to a PDF with Debian's Chromium.
+`delay`: seconds each request takes. Also: `make_pdf` prints HTML pages to a PDF with Debian's Chromium, and
+`encrypted_pdf` writes a real password-protected one.
 """
 
 from __future__ import annotations
 
 import base64
+import hashlib
 import html
 import re
 import subprocess
@@ -190,3 +192,53 @@ class FakeDocumentAI:
 
 def _error(code: int, status: str, message: str) -> dict[str, Any]:
     return {"error": {"code": code, "message": message, "status": status}}
+
+
+def _rc4(key: bytes, data: bytes) -> bytes:
+    state, j = list(range(256)), 0
+    for i in range(256):
+        j = (j + state[i] + key[i % len(key)]) % 256
+        state[i], state[j] = state[j], state[i]
+    out, i, j = bytearray(), 0, 0
+    for byte in data:
+        i = (i + 1) % 256
+        j = (j + state[i]) % 256
+        state[i], state[j] = state[j], state[i]
+        out.append(byte ^ state[(state[i] + state[j]) % 256])
+    return bytes(out)
+
+
+def encrypted_pdf(user_password: bytes, owner_password: bytes) -> bytes:
+    """A one-page PDF under the standard security handler (RC4, 40 bits, PDF 1.4's algorithms 2 to 4): a real
+    encrypted file, made here because neither qpdf nor pikepdf is a dependency."""
+    pad = bytes.fromhex("28BF4E5E4E758A4164004E56FFFA01082E2E00B6D0683E802F0CA9FE6453697A")
+    padded = lambda password: (password + pad)[:32]  # noqa: E731
+    owner = _rc4(hashlib.md5(padded(owner_password)).digest()[:5], padded(user_password))
+    permissions, file_id = -44, hashlib.md5(b"segcite").digest()
+    key = hashlib.md5(
+        padded(user_password) + owner + permissions.to_bytes(4, "little", signed=True) + file_id
+    ).digest()[:5]
+    user = _rc4(key, pad)
+    content = b"BT /F1 24 Tf 72 700 Td (Secret harvest figures) Tj ET"
+    stream = _rc4(hashlib.md5(key + (4).to_bytes(3, "little") + b"\0\0").digest()[:10], content)
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R"
+        b" /Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        b"<< /Filter /Standard /V 1 /R 2 /O <%s> /U <%s> /P %d >>"
+        % (owner.hex().encode(), user.hex().encode(), permissions),
+    ]
+    out, offsets = bytearray(b"%PDF-1.4\n"), []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R /Encrypt 6 0 R /ID [<%s> <%s>] >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1, file_id.hex().encode(), file_id.hex().encode(), xref,
+    )  # fmt: skip
+    return bytes(out)

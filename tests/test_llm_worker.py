@@ -12,7 +12,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from conftest import Listener, WorkerProcess, service_env
+from conftest import Listener, WorkerProcess, pings, service_env
 from conftest import wait_for as wait_until
 from openai_stub import FakeOpenAI, Streamed
 
@@ -54,20 +54,13 @@ def llm_worker(migrated: str, fake_llm: FakeOpenAI):
     )
     worker = WorkerProcess(env, home / "worker.log", queues="query", concurrency=1)
     app = make_celery(Settings(redis_url=redis_url, segcite_home=home))
-    wait_until(lambda: _pings(app), timeout=60, what="the openai worker", interval=0.5)
+    wait_until(lambda: pings(app), timeout=60, what="the openai worker", interval=0.5)
     store = PostgresStore(migrated, max_size=2)
     yield app, store
     worker.stop()
     store.close()
     stop_redis(home)
     shutil.rmtree(home, ignore_errors=True)
-
-
-def _pings(app) -> bool:
-    try:
-        return bool(app.send_task("segcite.ping").get(timeout=2))
-    except Exception:
-        return False
 
 
 def ask(app, store: PostgresStore) -> str:

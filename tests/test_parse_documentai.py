@@ -15,7 +15,7 @@ from pathlib import Path
 import orjson
 import psycopg
 import pytest
-from conftest import REAL_FIXTURES, WorkerProcess, service_env
+from conftest import REAL_FIXTURES, WorkerProcess, pings, service_env
 from conftest import wait_for as wait_until
 from docai_fake import FakeDocumentAI, make_pdf
 from test_parse_worker import page_png
@@ -65,7 +65,7 @@ def setup(migrated: str) -> Iterator[Setup]:
     app = make_celery(Settings(redis_url=redis_url, segcite_home=home))
     store = PostgresStore(migrated, max_size=2)
     try:
-        wait_until(lambda: _pings(app), timeout=60, what=f"the documentai worker (log: {home})", interval=0.5)
+        wait_until(lambda: pings(app), timeout=60, what=f"the documentai worker (log: {home})", interval=0.5)
         yield Setup(fake, store, LocalFolderStore(home / "objects"), migrated)
     finally:
         worker.stop()
@@ -73,13 +73,6 @@ def setup(migrated: str) -> Iterator[Setup]:
         fake.close()
         stop_redis(home)
         shutil.rmtree(home, ignore_errors=True)
-
-
-def _pings(app) -> bool:
-    try:
-        return bool(app.send_task("segcite.ping").get(timeout=2))
-    except Exception:
-        return False
 
 
 def numbered_pdf(path: Path, pages: int, marker: str = "") -> Path:

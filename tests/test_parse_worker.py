@@ -14,7 +14,7 @@ import psycopg
 import pypdfium2 as pdfium
 import pytest
 from conftest import Listener, segcite, service_env
-from docai_fake import make_pdf
+from docai_fake import encrypted_pdf, make_pdf
 from docai_synth import PageSpec, build_document
 
 from parse import tesseract_available
@@ -41,29 +41,8 @@ def report_pdf(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return make_pdf(PAGES, tmp_path_factory.mktemp("pdf") / "report.pdf")
 
 
-def encrypted_pdf() -> bytes:
-    """A one-page PDF whose standard security handler wants a password (its /U entry matches no empty one)."""
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>",
-        b"<< /Filter /Standard /V 1 /R 2 /O <" + b"11" * 32 + b"> /U <" + b"22" * 32 + b"> /P -4 >>",
-    ]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R /Encrypt 4 0 R /ID [<%s> <%s>] >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1,
-        b"ab" * 16,
-        b"ab" * 16,
-        xref,
-    )
-    return bytes(out)
+def locked_pdf() -> bytes:
+    return encrypted_pdf(b"user-secret", b"owner-secret")  # a password opens it, none is given
 
 
 def page_png(pdf: Path, page: int, path: Path) -> Path:
@@ -146,7 +125,7 @@ def _huge_png() -> bytes:
 @pytest.mark.parametrize(
     ("name", "make", "says"),
     [
-        ("locked.pdf", encrypted_pdf, "encrypted"),
+        ("locked.pdf", locked_pdf, "encrypted"),
         ("broken.pdf", lambda: b"%PDF-1.7\n1 0 obj << /Type /Catalog", "corrupt"),
         ("empty.pdf", lambda: _blank_pages(0), "PDF"),
         ("poster.png", _huge_png, "megapixels"),
