@@ -62,7 +62,9 @@ def compute_answer(rt: Runtime, message_id: str, claimant: str | None = None) ->
     history = rt.store.history(message, HISTORY_MESSAGES)
     workspace = WorkspaceSegments(rt.store, message.workspace_id)
     context = retrieve_context(rt.rag, workspace, question.content, rt.settings.segcite_top_k)
-    if not context and not rt.store.documents(message.workspace_id):  # nothing found, as there is nothing
+    # The workspace's documents, read once: whether there is anything, and the file names a question may give.
+    filenames = {d.id: d.filename for d in rt.store.documents(message.workspace_id)}
+    if not context and not filenames:  # nothing found, as there is nothing
         raise PermanentError(EMPTY_WORKSPACE)
     pages = CitedPageImages(rt.store)
     sections = StreamedSections(context, workspace, pages)
@@ -71,7 +73,6 @@ def compute_answer(rt: Runtime, message_id: str, claimant: str | None = None) ->
     if not raw.strip():
         raise TransientError("the LLM returned an empty answer")
     # the truth: what a client keeps
-    filenames = {d.id: d.filename for d in rt.store.documents(message.workspace_id)}  # a question may name a file
     payload = build_answer(
         raw, context=context, workspace=workspace, page_images=pages, question=question.content, filenames=filenames
     )
