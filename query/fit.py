@@ -102,8 +102,10 @@ _KIND_NOUNS = {
     Kind.PHONE: "a phone number",
     Kind.EMAIL: "an e-mail address",
 }
-# Words a label may hold beside the question's own: "Surname/Nom/Apellidos" names, it does not answer.
-_LABEL_WORDS = frozenset(map(stem, "name names nom nombre date number no value field label".split()))
+# Words a label may hold beside the question's own: "Surname/Nom/Apellidos" names, it does not answer; nor does
+# "PAYER'S TIN" (an identifier's label, its digits elsewhere) say who the payer is.
+_IDENTIFIER_WORDS = frozenset(map(stem, "id tin ssn ein code number no".split()))
+_LABEL_WORDS = frozenset(map(stem, "name names nom nombre date value field label".split())) | _IDENTIFIER_WORDS
 # "I don't know", "not found", "not mentioned", in the languages the answerer reads (case- and accent-folded).
 _NOT_FOUND = re.compile(
     r"\b(?:could ?n[o']t|can ?n[o']t|unable to|did ?n[o']t|do ?n[o']t|does ?n[o']t) (?:find|locate|determine|know|say"
@@ -281,6 +283,8 @@ class FitCheck:
         spans = value_spans(part.kind, text, self.known, separators)
         if part.kind is Kind.NAME and ":" in text:  # "NET PAY: 1,479 93": a label is no name
             spans = [(a, b) for a, b in spans if a > text.index(":")]
+        if part.kind is Kind.NAME:  # "RECIPIENT'S TIN": the label of an identifier is no name either
+            spans = [(a, b) for a, b in spans if not _names_identifier(text[a:b])]
         if part.kind in (Kind.AMOUNT, Kind.NUMBER) and spans:  # the digits of a date or a time are no amount
             dates = [(x, y) for x, y in value_spans(Kind.DATE, text, ()) if not text[x:y].isdigit()]  # (not 2000)
             dates += [m.span() for m in _TIME.finditer(text)]
@@ -628,6 +632,12 @@ class ScopeWords:
                 words = union(words, of(text))
             self._words[key] = words
         return self._words[key]
+
+
+def _names_identifier(name: str) -> bool:
+    """A "name" ending in a word for an identifier ("PAYER'S TIN", "Employee ID", "Account Number") labels one."""
+    words = _WORDS.findall(name.casefold())
+    return bool(words) and stem(words[-1]) in _IDENTIFIER_WORDS
 
 
 @functools.lru_cache(maxsize=8192)

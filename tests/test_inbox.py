@@ -88,6 +88,8 @@ def inbox(services: Services) -> Iterator[Inbox]:
         finally:
             for worker in box.workers:
                 worker.stop()
+                # (pytest shows a test's teardown output only when it failed: the worker's side of a failure)
+                print(f"--- {worker.log}, last lines:", *worker.log.read_text().splitlines()[-60:], sep="\n")
             stop_redis(home)
             shutil.rmtree(home, ignore_errors=True)
 

@@ -425,3 +425,26 @@ def test_a_row_the_question_names_is_not_another_row_of_its_label() -> None:
     tools = Segment("tools", 0, 0, "table", "Tool A | $500.00\nTool B | $900.00", None, None, None)
     tool = FitCheck("What is the amount for Tool A?", ScopeWords([tools]))
     assert tool.check("Tool B | $900.00", [tools]).fails and not tool.check("Tool A | $500.00", [tools]).fails
+
+
+def test_the_label_of_an_identifier_is_no_name() -> None:
+    """ "Who is the payer?" is not answered by a 1099's "PAYER'S TIN" (the payer's label, its number elsewhere) nor
+    by "RECIPIENT'S TIN"; the payer's name fits."""
+    from ingest import Segment
+    from query.fit import FitCheck, ScopeWords
+
+    form = Segment(
+        "1099",
+        0,
+        0,
+        "text",
+        "Form 1099-INT\nPAYER'S name\nOrtiz Ltd\nPAYER'S TIN\n12-3456789\nRECIPIENT'S TIN",
+        None,
+        None,
+        None,
+    )
+    check = FitCheck("Who is the payer on the 1099-INT?", ScopeWords([form]))
+    assert check.check("PAYER'S TIN", [form]).warning == "the answer is a label with no value"
+    assert check.check("RECIPIENT'S TIN", [form]).warning == "asks for a name; the answer has none"
+    assert not check.check("PAYER'S name: Ortiz Ltd", [form]).fails
+    assert not check.check("Ortiz Ltd", [form]).fails
