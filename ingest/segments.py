@@ -8,11 +8,15 @@ from typing import Any
 from ingest.anchors import AnchoredText
 from ingest.fields import field_segments
 from ingest.layout_parser import layout_pieces
-from ingest.load import LoadedDocument, load_document
+from ingest.load import LoadedDocument, Shard, load_document
 from ingest.model import InvalidDocument, Segment
 from ingest.pages import add_shard
 from ingest.pieces import Piece, SegmentList, merge_pieces
 from ingest.split import split_spans
+
+# An entity anchored to more text than this is a document a splitter found, not a value (ingest.fields takes
+# values up to 120 characters).
+SPLIT_MIN_CHARS = 240
 
 
 def build_segments(
@@ -46,16 +50,42 @@ def build_segments(
 
 
 def _text_pieces(loaded: LoadedDocument, max_chars: int) -> list[Piece]:
-    """A document with `text` but no usable layout: split by size, all on page 0."""
+    """A document with `text` but no usable layout: split by size, on page 0, or where a splitter says which
+    documents its text holds, by document (`splitter_parts`): no piece runs from one into the next."""
     pieces: list[Piece] = []
     for shard in loaded.shards:
         if not shard.doc.text.strip():
             continue
-        anchored = AnchoredText([(0, len(shard.doc.text))], shard)
-        text = anchored.text
-        for a, b in split_spans(text, max_chars, anchored.lo, anchored.hi, whole_lines=True):
-            pieces.append(Piece(0, "text", text[a:b], *anchored.global_span(a, b), None, None, False))
+        for page_idx, start, end in splitter_parts(shard):
+            anchored = AnchoredText([(start, end)], shard)
+            text = anchored.text
+            for a, b in split_spans(text, max_chars, anchored.lo, anchored.hi, whole_lines=True):
+                pieces.append(Piece(page_idx, "text", text[a:b], *anchored.global_span(a, b), None, None, False))
     return pieces
+
+
+def splitter_parts(shard: Shard) -> list[tuple[int, int, int]]:
+    """`(page_idx, start, end)` runs covering the shard's text: one per document a splitter found in it (a
+    Procurement or Lending Splitter's entity: a document class anchored to that document's text, with the pages
+    it is on), on the first of its pages; the whole text on page 0 when there is no such split (no entities,
+    or anchors that overlap or are not one run each). Text between two documents goes with the one before."""
+    length = len(shard.doc.text)
+    found: list[tuple[int, int]] = []  # (start, page_idx)
+    for entity in shard.doc.entities:
+        anchor = entity.anchor
+        segments = (anchor.textSegments or anchor.text_segments) if anchor is not None else ()
+        if entity.properties or len(segments) != 1 or segments[0].end - segments[0].start <= SPLIT_MIN_CHARS:
+            continue  # a value, or a document made of fields: not a split
+        start, end = segments[0].start, segments[0].end
+        if not 0 <= start < end <= length:
+            continue
+        found.append((start, entity.refs[0].page if entity.refs else 0))
+    found.sort()
+    starts = [start for start, _ in found]
+    if not found or len(set(starts)) != len(starts):
+        return [(0, 0, length)]
+    bounds = [0, *starts[1:], length]  # (text before the first document goes with it)
+    return [(page, bounds[i], bounds[i + 1]) for i, (_, page) in enumerate(found)]
 
 
 def page_sizes(docai: Any, names: Sequence[str] | None = None) -> dict[int, tuple[float, float]]:

@@ -249,7 +249,38 @@ class FitCheck:
 
     def _part_fit(self, part: Part, text: str, said: _Said, excluded: frozenset[str]) -> Fit:
         # (the focus first: one scan of each text for all clues; values take a pass of their own)
-        return self._focus_fit(part, text, said, excluded) or self._kind_fit(part, text) or FITS
+        return (
+            self._focus_fit(part, text, said, excluded)
+            or self._attribute_fit(part, text)
+            or self._kind_fit(part, text)
+            or FITS
+        )
+
+    def _attribute_fit(self, part: Part, text: str) -> Fit | None:
+        """An identifier asked of a thing ("the meter number") is not another of its attributes labelled with the
+        thing's name ("METER READING: 008"): a label that names the thing, not the number, and says what else."""
+        head, colon, _ = text.partition(":")
+        if not colon or len(head) > LABEL_CHARS or part.kind is not Kind.NUMBER or "#" in head:
+            return None  # ("LIC #": "#" names a number)
+        if not any(c.forms & _IDENTIFIER_WORDS for c in part.focus if c.word in part.generic):
+            return None  # an identifier is asked for ("number", "no."), not a rate or a count
+        label = self.words(head)
+        named = [c for c in part.focus if label.holds(c)]
+        if not named or any(c.word in part.generic for c in named) or self.counts(part):
+            return None
+        clues = self.asked.clues
+        other = [
+            w
+            for w in label.tokens
+            if not _DIGIT.search(w)  # (a form's box code, "4d", or a rate, "10%")
+            and w.casefold() not in self.known
+            and stem(w) not in _LABEL_WORDS
+            and not any(self.words(w).holds(c) for c in clues)
+        ]
+        if not other:
+            return None
+        asked = " ".join(c.word for c in part.focus)
+        return Fit(FOCUS_FIT, f"asks for the {asked}; the answer gives the {head.strip().casefold()}")
 
     def _focus_fit(self, part: Part, text: str, said: _Said, excluded: frozenset[str]) -> Fit | None:
         if excluded and (shut := [c.word for c in part.focus if c.forms & excluded]):
@@ -607,23 +638,30 @@ class ScopeWords:
     def texts(self, segment: Segment) -> list[str]:
         """The texts of the segment and of those known around it (its neighbours, its document's head)."""
         document, index = segment.document_id, segment.segment_index
-        indexes = set(range(max(0, index - self.NEAR), index + self.NEAR + 1)) | set(range(self.HEAD))
-        near = [self._known.get(f"{document}:{i}") for i in sorted(indexes)]
-        return [segment.text] + [s.text for s in near if s is not None and s.segment_index != index]
+        near = [self._known.get(f"{document}:{i}") for i in range(max(0, index - self.NEAR), index + self.NEAR + 1)]
+        head = [self._known.get(f"{document}:{i}") for i in range(self.HEAD)]
+        around = {s.segment_index: s for s in near if s is not None and same_document(s, segment)}
+        around.update((s.segment_index, s) for s in head if s is not None)
+        return [segment.text] + [around[i].text for i in sorted(around) if i != index]
 
     def __call__(self, segment: Segment, *, stems: bool = False, workspace: bool = True) -> Words:
         key = (segment.segment_id, stems, workspace)
         if key not in self._words:
             document, index = segment.document_id, segment.segment_index
             indexes = set(range(max(0, index - self.NEAR), index + self.NEAR + 1))
-            if segment.kind == "field" or stems:  # (a field comes after the document's text: its head says whose)
-                indexes.update(range(self.HEAD))
-            ids = [f"{document}:{i}" for i in sorted(indexes)]
+            # (a field comes after the document's text: its head says whose)
+            head = set(range(self.HEAD)) if segment.kind == "field" or stems else set()
+            ids = [f"{document}:{i}" for i in sorted(indexes | head)]
             missing = [i for i in ids if i not in self._known]
             if workspace and missing and self._lookup is not None:
                 found = self._lookup(missing)
                 self._known.update({i: found.get(i) for i in missing})  # (None: not there, not asked again)
-            texts = [segment.text] + [near.text for i in ids if (near := self._known.get(i)) is not None]
+            texts = [segment.text] + [
+                near.text
+                for i in ids
+                if (near := self._known.get(i)) is not None
+                and (near.segment_index in head or same_document(near, segment))
+            ]
             if stems:  # what kind of document it is: all of it that is known
                 texts += [s.text for s in self._known.values() if s is not None and s.document_id == document]
             of = words_of if stems else names_of
@@ -638,6 +676,15 @@ def _names_identifier(name: str) -> bool:
     """A "name" ending in a word for an identifier ("PAYER'S TIN", "Employee ID", "Account Number") labels one."""
     words = _WORDS.findall(name.casefold())
     return bool(words) and stem(words[-1]) in _IDENTIFIER_WORDS
+
+
+def same_document(a: Segment, b: Segment) -> bool:
+    """Whether two segments of one file speak of one document. A file of text alone (no layout: no boxes, kind
+    `text`) has pages only where a splitter said which of its documents each piece of text is (ingest's
+    `splitter_parts`): there, another page is another document (an invoice, then a receipt)."""
+    if a.page_idx == b.page_idx or a.document_id != b.document_id:
+        return a.document_id == b.document_id
+    return not all(s.bbox is None and s.kind == "text" for s in (a, b))
 
 
 @functools.lru_cache(maxsize=8192)

@@ -219,6 +219,33 @@ def test_real_document_nothing_lost_or_repeated(name: str, max_chars: int) -> No
         check_document(segments, read_truth(data), max_chars)
 
 
+@pytest.mark.parametrize(
+    ("name", "pages"),
+    [
+        ("procurement_splitter_textonly.json", [0, 1, 2, 3, 4]),  # an invoice, a receipt, a form, a bill, a receipt
+        ("lending_splitter_textonly.json", [0, 2, 3, 4, 5, 6, 8, 9]),  # its first and sixth span two pages each
+    ],
+)
+def test_a_splitters_documents_never_share_a_segment_and_each_is_on_its_page(
+    docai_real_dir: Path, name: str, pages: list[int]
+) -> None:
+    """A splitter's text-only output holds several documents; its entities say where each begins and on which
+    page: a segment never runs from one into the next (an invoice's subtotal beside a receipt's name), and each
+    is on its document's first page."""
+    data = orjson.loads((docai_real_dir / name).read_bytes())
+    starts = {int(e["textAnchor"]["textSegments"][0].get("startIndex", 0)): e for e in data["entities"]}
+    segments = build_segments(orjson.dumps(data), "doc")
+    assert sorted({s.page_idx for s in segments}) == pages
+    for s in segments:
+        assert not any(s.char_start < start < s.char_end for start in starts), s
+        first = max(start for start in starts if start <= s.char_start)
+        refs = starts[first]["pageAnchor"]["pageRefs"]
+        assert s.page_idx == int(refs[0].get("page", 0))
+    # Anchors that do not tile the text (two documents starting at one place): one text, as before, on page 0.
+    data["entities"][1]["textAnchor"]["textSegments"][0]["startIndex"] = "0"
+    assert {s.page_idx for s in build_segments(orjson.dumps(data), "doc")} == {0}
+
+
 def layout_texts(node: Any) -> list[str]:
     """Every text block's text under a Layout Parser node, read with plain dict walking."""
     if isinstance(node, list):

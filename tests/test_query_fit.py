@@ -448,3 +448,39 @@ def test_the_label_of_an_identifier_is_no_name() -> None:
     assert check.check("RECIPIENT'S TIN", [form]).warning == "asks for a name; the answer has none"
     assert not check.check("PAYER'S name: Ortiz Ltd", [form]).fails
     assert not check.check("Ortiz Ltd", [form]).fails
+
+
+def test_a_splitters_other_document_does_not_answer_for_the_one_named(docai_real_dir: Path) -> None:
+    """The Procurement Splitter's text holds a Google invoice, then an Office Depot receipt (ingest cuts it per
+    document, a page each): the receipt's sales tax is not the Google invoice's tax, nor the invoice's subtotal the
+    receipt's; each document's own value is given, on its page."""
+    splitter = build_segments((docai_real_dir / "procurement_splitter_textonly.json").read_bytes(), "splitter")
+    workspace = {s.segment_id: s.to_dict() for s in splitter}
+
+    receipt = offline("What is the subtotal on the Office Depot receipt?", workspace)
+    assert "39.99" in receipt["content"] and "22,379.39" not in receipt["content"]
+    assert [(c["document_id"], c["page_idx"]) for c in receipt["metadata"]["citations"]] == [("splitter", 1)]
+
+    tax = offline("How much is the sales tax on the Google invoice?", workspace)
+    assert "3.60" not in tax["content"]
+    assert all(c["page_idx"] == 0 for c in tax["metadata"]["citations"])
+    model_said = model("Sales Tax: 3.60", ["splitter:1"], "How much is the sales tax on the Google invoice?", workspace)
+    assert status(model_said) == "uncertain"
+    assert fits(model_said) == [(0.2, "the question names google; the cited document does not")]
+
+
+def test_an_identifier_asked_of_a_thing_is_not_another_of_its_attributes() -> None:
+    """ "the meter number" is not "METER READING: 008" (the bill's rate plan, read beside the label); a label naming
+    the number ("METER NO.", "LIC #") or only the thing fits."""
+    from ingest import Segment
+    from query.fit import FitCheck, ScopeWords
+
+    bill = Segment(
+        "bill", 0, 0, "text", "SCE&G\nMETER READING\n008 - Residential Service\nMETER NO.\n001996302", None, None, None
+    )
+    check = FitCheck("What is the meter number on the SCE&G bill?", ScopeWords([bill]))
+    assert check.check("METER READING: 008 - Residential Service", [bill]).warning == (
+        "asks for the meter number; the answer gives the meter reading"
+    )
+    for fitting in ("METER NO.: 001996302", "Meter: 001996302", "METER #: 001996302"):
+        assert not check.check(fitting, [bill]).fails, fitting
