@@ -10,8 +10,8 @@ The fit check reads the question (query.question) and asks of each section, in t
 - the *focus*: the thing asked about (or a synonym, in any language the answerer reads) is in the claim or the
   passage it cites ("the amount paid" is not a receiver's name);
 - the *scope*: a name the question gives ("John Smith's invoice", "the Office Depot receipt", "the IBM patent")
-  is spoken of where the cited segment is (`ScopeWords`: the segment and its neighbours, for a field its
-  document's head too), by its words or their initials; a kind of document it names ("the invoice") is what the
+  is spoken of where the cited segment is (`ScopeWords`: the segment, its neighbours and its
+  document's head), by its words or their initials; a kind of document it names ("the invoice") is what the
   cited document is, when another document of the context is one.
 `fit` is 1.0 when every check passes, else the score of the first that fails, with `fit_warning` saying why. The
 offline answerer skips a candidate that fails (precision first); a model's section keeps its text and is flagged,
@@ -25,7 +25,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ingest import Segment
+from ingest import Segment, make_segment_id
 from query.lexical import content_words
 from query.question import (
     FILE_NAME,
@@ -615,13 +615,14 @@ def union(a: Words | None, b: Words) -> Words:
 
 
 class ScopeWords:
-    """The words of the part of a document a segment belongs to: the segment's neighbours, and for a field (Document
-    AI's label and value, placed after the document's text) the document's head (its first segments, where it says
-    what it is: "Google INVOICE … John Smith"). Not the whole document: one file
-    may hold several (a splitter's output: an invoice, a receipt and a bill), and a name spoken of in another of them
-    does not make this one about it. Segments come from the context; with `workspace=True` the missing ones from
-    `lookup` (the workspace), once each. Names need only the words (`stems=False`, cheap); a kind of document
-    ("invoice") is said once for all of it, so with `stems=True` every known segment of the document counts."""
+    """The words of the part of a document a segment belongs to: the segment, its neighbours and the document's head
+    (its first segments, where it says what it is: "Google INVOICE … John Smith"; a field, Document AI's label and
+    value, comes after the document's text). Not the whole file: one file may hold several documents (a splitter's
+    output: an invoice, a receipt and a bill, which ingest puts on pages of their own), and a name spoken of in
+    another of them does not make this one about it (`same_document`). Segments come from the context; with
+    `workspace=True` the missing ones from `lookup` (the workspace), once each. Names need only the words
+    (`stems=False`, cheap); a kind of document ("invoice") is said once for all of it, so with `stems=True` every
+    known segment of the document counts."""
 
     HEAD, NEAR = 3, 1
 
@@ -635,35 +636,29 @@ class ScopeWords:
         """The segments known: the context's, and those looked up."""
         return [s for s in self._known.values() if s is not None]
 
+    def _around(self, segment: Segment) -> list[str]:
+        """The ids of the segment's neighbours and of its document's head, in order."""
+        index = segment.segment_index
+        indexes = set(range(max(0, index - self.NEAR), index + self.NEAR + 1)) | set(range(self.HEAD))
+        return [make_segment_id(segment.document_id, i) for i in sorted(indexes) if i != index]
+
+    def _known_around(self, segment: Segment) -> list[Segment]:
+        return [s for i in self._around(segment) if (s := self._known.get(i)) is not None and same_document(s, segment)]
+
     def texts(self, segment: Segment) -> list[str]:
         """The texts of the segment and of those known around it (its neighbours, its document's head)."""
-        document, index = segment.document_id, segment.segment_index
-        near = [self._known.get(f"{document}:{i}") for i in range(max(0, index - self.NEAR), index + self.NEAR + 1)]
-        head = [self._known.get(f"{document}:{i}") for i in range(self.HEAD)]
-        around = {s.segment_index: s for s in near if s is not None and same_document(s, segment)}
-        around.update((s.segment_index, s) for s in head if s is not None)
-        return [segment.text] + [around[i].text for i in sorted(around) if i != index]
+        return [segment.text] + [s.text for s in self._known_around(segment)]
 
     def __call__(self, segment: Segment, *, stems: bool = False, workspace: bool = True) -> Words:
         key = (segment.segment_id, stems, workspace)
         if key not in self._words:
-            document, index = segment.document_id, segment.segment_index
-            indexes = set(range(max(0, index - self.NEAR), index + self.NEAR + 1))
-            # (a field comes after the document's text: its head says whose)
-            head = set(range(self.HEAD)) if segment.kind == "field" or stems else set()
-            ids = [f"{document}:{i}" for i in sorted(indexes | head)]
-            missing = [i for i in ids if i not in self._known]
+            missing = [i for i in self._around(segment) if i not in self._known]
             if workspace and missing and self._lookup is not None:
                 found = self._lookup(missing)
                 self._known.update({i: found.get(i) for i in missing})  # (None: not there, not asked again)
-            texts = [segment.text] + [
-                near.text
-                for i in ids
-                if (near := self._known.get(i)) is not None
-                and (near.segment_index in head or same_document(near, segment))
-            ]
+            texts = self.texts(segment)
             if stems:  # what kind of document it is: all of it that is known
-                texts += [s.text for s in self._known.values() if s is not None and s.document_id == document]
+                texts += [s.text for s in self.context if s is not segment and same_document(s, segment)]
             of = words_of if stems else names_of
             words = of(texts[0])
             for text in texts[1:]:

@@ -372,14 +372,19 @@ def _last_run(text: str) -> list[str]:
 
 def _names(text: str) -> tuple[tuple[str, ...], ...]:
     """Runs of capitalized words or words with digits ("Company ABC", "Tool A", "N. G. C. 7619", "ET-4760"), not
-    the question's opening word; a lone letter or stopword ("should I call") is no name. German capitalizes every
+    the question's opening word; a lone letter or stopword ("should I call") is no name, nor is a date ("the April
+    2018 SCE&G bill" names SCE&G: its April 2018 is said "Apr 18" as often as not). German capitalizes every
     noun: in a German question only upper-case words and words with digits are names ("EDF", not "Rechnung")."""
     runs: list[list[str]] = []
     previous_end = -1
     german = is_german(text)
+    dates = [m.span() for m in _DATE_PHRASE.finditer(text)]
     matches = list(_NAME_WORD.finditer(text))
     for i, match in enumerate(matches):
         word = match.group()
+        if any(a <= match.start() < b for a, b in dates):
+            previous_end = -1
+            continue
         capital = word[:1].isupper()
         if german:  # a noun, unless upper-case or one of two capitalized words ("John Smith", "Office Depot")
             after = matches[i + 1].group() if i + 1 < len(matches) else ""
@@ -397,6 +402,21 @@ def _names(text: str) -> tuple[tuple[str, ...], ...]:
     # a foreign name in katakana, its parts joined by "・": "ジョン・スミス" (John Smith)
     runs += [m.group().split("・") for m in _KATAKANA_NAME.finditer(text)]
     return tuple(tuple(run) for run in runs if any(len(w) > 1 and not _is_function(w) for w in run))
+
+
+_MONTHS = (
+    "january february march april may june july august september october november december "
+    "jan feb mar apr jun jul aug sep sept oct nov dec "
+    "janvier février fevrier mars avril mai juin juillet août aout septembre octobre novembre décembre decembre "
+    "enero febrero marzo abril mayo junio julio agosto septiembre setiembre octubre noviembre diciembre "
+    "januar februar märz maerz april juni juli oktober dezember"
+).split()
+# A month and its year ("April 2018", "Sep. 24, 2019"), or a year alone: a date the question gives, not a name.
+_MONTH_WORD = "|".join(sorted(set(_MONTHS), key=len, reverse=True))
+_DATE_PHRASE = re.compile(
+    rf"\b(?:{_MONTH_WORD})\.?(?:\s+\d{{1,2}}(?:st|nd|rd|th)?,?)?\s+(?:19|20)\d\d\b|\b(?:19|20)\d\d\b",
+    re.IGNORECASE,
+)
 
 
 def _title(word: str) -> bool:

@@ -484,3 +484,28 @@ def test_an_identifier_asked_of_a_thing_is_not_another_of_its_attributes() -> No
     )
     for fitting in ("METER NO.: 001996302", "Meter: 001996302", "METER #: 001996302"):
         assert not check.check(fitting, [bill]).fails, fitting
+
+
+def test_a_date_the_question_gives_is_no_name_and_a_documents_head_scopes_its_tables() -> None:
+    """ "the April 2018 SCE&G billing period": SCE&G is the name to find (the bill says "Apr 18", not "April 2018"),
+    and a table of the bill is the SCE&G bill's, the bill's first segment says so."""
+    from ingest import Segment
+    from query.fit import FitCheck, ScopeWords
+    from query.question import read_question
+
+    question = "How many days were in the April 2018 SCE&G billing period?"
+    assert read_question(question).names == (("sce", "g"),)
+    assert read_question("What was the 2019 Google invoice total?").names == (("google",),)
+    assert read_question("When is May Smith due?").names == (("may", "smith"),)  # a month with no year: a name
+    head = Segment(
+        "bill", 0, 0, "paragraph", "SCE&G\nA SCANA COMPANY\nACCOUNT NUMBER 5-2100-9991-3257", None, None, None
+    )
+    charges = Segment("bill", 1, 0, "paragraph", "CURRENT CHARGES\nElectric Charges", None, None, None)
+    usage = Segment("bill", 2, 0, "paragraph", "Your usage this year", None, None, None)
+    table = Segment("bill", 3, 0, "table", "— | Apr 17 | Apr 18\nDays in billing period | 31 | 32", None, None, None)
+    check = FitCheck(question, ScopeWords([head, charges, usage, table]))
+    assert not check.check("Days in billing period | 31 | 32", [table]).fails
+    other = Segment("other", 3, 0, "table", "Days in billing period | 30", None, None, None)
+    assert check.check("Days in billing period | 30", [other]).warning == (
+        "the question names sce g; the cited document does not"
+    )
