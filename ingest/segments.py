@@ -73,10 +73,10 @@ def splitter_parts(shard: Shard) -> list[tuple[int, int, int]]:
     found: list[tuple[int, int]] = []  # (start, page_idx)
     for entity in shard.doc.entities:
         anchor = entity.anchor
-        segments = (anchor.textSegments or anchor.text_segments) if anchor is not None else ()
-        if entity.properties or len(segments) != 1 or segments[0].end - segments[0].start <= SPLIT_MIN_CHARS:
+        runs = (anchor.textSegments or anchor.text_segments) if anchor is not None else ()
+        if entity.properties or len(runs) != 1 or runs[0].end - runs[0].start <= SPLIT_MIN_CHARS:
             continue  # a value, or a document made of fields: not a split
-        start, end = segments[0].start, segments[0].end
+        start, end = runs[0].start, runs[0].end
         if not 0 <= start < end <= length:
             continue
         found.append((start, entity.refs[0].page if entity.refs else 0))

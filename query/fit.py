@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ingest import Segment, make_segment_id
+from query.candidates import label_of
 from query.lexical import content_words
 from query.question import (
     FILE_NAME,
@@ -259,8 +260,8 @@ class FitCheck:
     def _attribute_fit(self, part: Part, text: str) -> Fit | None:
         """An identifier asked of a thing ("the meter number") is not another of its attributes labelled with the
         thing's name ("METER READING: 008"): a label that names the thing, not the number, and says what else."""
-        head, colon, _ = text.partition(":")
-        if not colon or len(head) > LABEL_CHARS or part.kind is not Kind.NUMBER or "#" in head:
+        head = label_of(text, row=False)
+        if not head or part.kind is not Kind.NUMBER or "#" in head:
             return None  # ("LIC #": "#" names a number)
         if not any(c.forms & _IDENTIFIER_WORDS for c in part.focus if c.word in part.generic):
             return None  # an identifier is asked for ("number", "no."), not a rate or a count
@@ -656,9 +657,11 @@ class ScopeWords:
             if workspace and missing and self._lookup is not None:
                 found = self._lookup(missing)
                 self._known.update({i: found.get(i) for i in missing})  # (None: not there, not asked again)
-            texts = self.texts(segment)
             if stems:  # what kind of document it is: all of it that is known
-                texts += [s.text for s in self.context if s is not segment and same_document(s, segment)]
+                document = [s for s in self.context if s is not segment and same_document(s, segment)]
+                texts = [segment.text] + [s.text for s in document]
+            else:
+                texts = self.texts(segment)
             of = words_of if stems else names_of
             words = of(texts[0])
             for text in texts[1:]:
@@ -677,9 +680,10 @@ def same_document(a: Segment, b: Segment) -> bool:
     """Whether two segments of one file speak of one document. A file of text alone (no layout: no boxes, kind
     `text`) has pages only where a splitter said which of its documents each piece of text is (ingest's
     `splitter_parts`): there, another page is another document (an invoice, then a receipt)."""
-    if a.page_idx == b.page_idx or a.document_id != b.document_id:
-        return a.document_id == b.document_id
-    return not all(s.bbox is None and s.kind == "text" for s in (a, b))
+    if a.document_id != b.document_id:
+        return False
+    text_alone = all(s.bbox is None and s.kind == "text" for s in (a, b))
+    return a.page_idx == b.page_idx or not text_alone
 
 
 @functools.lru_cache(maxsize=8192)

@@ -17,7 +17,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
-from query.terms import CJK, QUESTION_CHARS_READ, QUESTION_WORDS, STOPWORDS, content_tokens, fold, has_cjk, tokens
+from query.terms import (
+    CJK,
+    MONTH,
+    QUESTION_CHARS_READ,
+    QUESTION_WORDS,
+    STOPWORDS,
+    content_tokens,
+    fold,
+    has_cjk,
+    tokens,
+)
 
 
 class Kind(Enum):
@@ -404,18 +414,9 @@ def _names(text: str) -> tuple[tuple[str, ...], ...]:
     return tuple(tuple(run) for run in runs if any(len(w) > 1 and not _is_function(w) for w in run))
 
 
-_MONTHS = (
-    "january february march april may june july august september october november december "
-    "jan feb mar apr jun jul aug sep sept oct nov dec "
-    "janvier février fevrier mars avril mai juin juillet août aout septembre octobre novembre décembre decembre "
-    "enero febrero marzo abril mayo junio julio agosto septiembre setiembre octubre noviembre diciembre "
-    "januar februar märz maerz april juni juli oktober dezember"
-).split()
 # A month and its year ("April 2018", "Sep. 24, 2019"), or a year alone: a date the question gives, not a name.
-_MONTH_WORD = "|".join(sorted(set(_MONTHS), key=len, reverse=True))
 _DATE_PHRASE = re.compile(
-    rf"\b(?:{_MONTH_WORD})\.?(?:\s+\d{{1,2}}(?:st|nd|rd|th)?,?)?\s+(?:19|20)\d\d\b|\b(?:19|20)\d\d\b",
-    re.IGNORECASE,
+    rf"\b{MONTH}(?:\s+\d{{1,2}}(?:st|nd|rd|th)?,?)?\s+(?:19|20)\d\d\b|\b(?:19|20)\d\d\b", re.IGNORECASE
 )
 
 

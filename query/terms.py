@@ -52,6 +52,11 @@ _ASKING_WORDS = """what which who whom whose when where why how much many long o
 # How much of a question is read: past this it is pasted text, and its start says what is asked. (The answerer's
 # work grows with a question's words, and an embedding model has a token limit.)
 QUESTION_CHARS_READ = 2000
+# A month's name or its abbreviation, in the languages the answerer reads ("Sep.", "janvier", "abr"): of a date.
+MONTH = (
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|janv|févr|fevr|mars|avr|mai|juin|juil|août|aout|déc"
+    r"|ene|abr|ago|dic)[a-zéû]*\.?"
+)
 
 _WORD = re.compile(r"\w+")
 # Scripts written without spaces between words (Han, kana, Hangul syllables): a run of them is cut into single

@@ -8,12 +8,9 @@ import re
 from collections.abc import Collection
 
 from query.question import Kind
+from query.terms import MONTH as _MONTH
 from query.terms import STOPWORDS
 
-_MONTH = (
-    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|janv|févr|fevr|mars|avr|mai|juin|juil|août|aout|déc"
-    r"|ene|abr|ago|dic)[a-zéû]*\.?"
-)
 _DATE = re.compile(
     r"\b\d{1,4}[/.-]\d{1,2}[/.-]\d{2,4}\b"  # 09/04/1986, 2020/10/01, 28/12/2022
     rf"|\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b"  # January 17, 1929; May 17 2018; Mar. 9, 2017
