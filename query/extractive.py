@@ -10,7 +10,8 @@ must be the row, "Company ABC" may be the invoice), and the question's other clu
 ("Form Number: 12345678") earns more than one naming part of it ("RETENTION CONSENT FORM: 3"). A candidate's
 document must also hold a name of the question and the focus's owner ("the name of Brenda's dog": a document about
 Brenda that never speaks of a dog does not answer). The best candidate of each part that clears a confidence bar
-becomes a section, cut down to the clause that holds the focus and the value when it is a long sentence
+becomes a section (with the equal candidates of other documents, under the same label, where the question cannot
+tell those documents apart), cut down to the clause that holds the focus and the value when it is a long sentence
 ("Communicated January 17, 1929"); no candidate at all: one uncited section saying the answer was not found. It
 answers in the JSON `sections` shape of an LLM, so the rest of the pipeline cannot tell the difference.
 """
@@ -29,7 +30,7 @@ import orjson
 from ingest import Segment
 from query.candidates import Candidate, candidates_of, label_of
 from query.clause import answering_clause
-from query.fit import FitCheck, ScopeWords, union
+from query.fit import FitCheck, ScopeWords, same_document, union
 from query.model import as_segments
 from query.question import Clue, Kind, Part, Question, Words, asks_how_much, read_question, words_of
 from query.values import Span, is_money, value_spans
@@ -53,6 +54,7 @@ GENERIC_BY_VALUE = 0.75  # a generic focus word ("weight") held by the value onl
 ROLE_WEIGHT = 2.0  # "addressed to": the label "TO:" names the party more surely than the verb does
 LONG_CHARS, LENGTH_PENALTY = 60, 0.0015  # per character past LONG_CHARS: the shorter of two equal answers
 RANK_PENALTY = 0.002  # per place down the context: retrieval's order breaks ties
+AMBIGUOUS_MARGIN = 0.05  # candidates of two documents this close under one label: the question cannot tell them
 SHAPES = (Kind.PHONE, Kind.EMAIL)  # kinds a value's shape alone identifies
 
 _WORD = re.compile(r"\w+")
@@ -78,9 +80,9 @@ def extractive_sections(question: str, context: Iterable[Segment | Mapping[str, 
     judge = _Judge(asked, segments)
     chosen: list[Choice] = []
     for part in asked.parts[:MAX_SECTIONS]:
-        best = judge.best(part, candidates)
-        if best is not None and all(best.text != c.text for c in chosen):
-            chosen.append(best)
+        for choice in judge.best(part, candidates):
+            if len(chosen) < MAX_SECTIONS and all(choice.text != c.text for c in chosen):
+                chosen.append(choice)
     if not chosen:
         return [{"text": NOT_FOUND, "source_ids": []}]
     return [{"text": c.text, "source_ids": [c.candidate.segment.segment_id]} for c in chosen]
@@ -113,11 +115,31 @@ class _Judge:
         identifier = any(any(c.isdigit() for c in w) and len(w) > 1 for name in asked.names for w in name)
         self.names_weight = IDENTIFIER_WEIGHT if identifier else NAMES_WEIGHT
 
-    def best(self, part: Part, candidates: list[Candidate]) -> Choice | None:
-        scored = [s for s in (self.score(part, c) for c in candidates) if s is not None]
+    def best(self, part: Part, candidates: list[Candidate]) -> list[Choice]:
+        """The best candidate, and those of other documents the question cannot tell from it: as good (within
+        `AMBIGUOUS_MARGIN`), under the same label, with another value ("Sales Tax: 3.60" on one Office Depot
+        receipt, "Sales Tax: 45.00" on another, asked "the sales tax on the Office Depot receipt"). Giving one of
+        them would be a guess shown as an answer; the reader gets each with its citation."""
+        scored = sorted(
+            (s for s in (self.score(part, c) for c in candidates) if s is not None),
+            key=lambda s: (-s.score, s.candidate.order),
+        )
         if not scored:
-            return None
-        return max(scored, key=lambda s: (s.score, -s.candidate.order))
+            return []
+        best = scored[0]
+        chosen = [best]
+        label = _label_key(best)
+        for other in scored[1:]:
+            if best.score - other.score > AMBIGUOUS_MARGIN:
+                break
+            if (
+                label
+                and _label_key(other) == label
+                and not any(same_document(other.candidate.segment, c.candidate.segment) for c in chosen)
+                and not any(_value_of(other) == _value_of(c) for c in chosen)
+            ):
+                chosen.append(other)
+        return chosen
 
     def score(self, part: Part, candidate: Candidate) -> Choice | None:
         if not self.asks_here(part, candidate, self.words(f"{candidate.text}\n{candidate.header}")):
@@ -251,6 +273,19 @@ class _Judge:
         if text not in self._words:
             self._words[text] = words_of(text)
         return self._words[text]
+
+
+def _label_key(choice: Choice) -> str:
+    """A choice's label as written, its words and number signs only: "Sales Tax :" and "Sales Tax:" are one label,
+    "Phone #:" and "Phone:" two (a form's patient's and its contact's)."""
+    return " ".join(re.findall(r"[\w#]+", label_of(choice.text, choice.candidate.row))).casefold()
+
+
+def _value_of(choice: Choice) -> str:
+    """What a choice says after its label, letters and digits only: "Sales Tax: | 45.00" and "Sales Tax: 45.00" say
+    one value."""
+    label = label_of(choice.text, choice.candidate.row)
+    return re.sub(r"\W+", "", choice.text[len(label) :]).casefold()
 
 
 def _held(name: tuple[str, ...], words: Words) -> float:

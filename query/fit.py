@@ -11,8 +11,9 @@ The fit check reads the question (query.question) and asks of each section, in t
   passage it cites ("the amount paid" is not a receiver's name);
 - the *scope*: a name the question gives ("John Smith's invoice", "the Office Depot receipt", "the IBM patent")
   is spoken of where the cited segment is (`ScopeWords`: the segment, its neighbours and its
-  document's head), by its words or their initials; a kind of document it names ("the invoice") is what the
-  cited document is, when another document of the context is one.
+  document's head), by all its words or their initials; the words describing the document ("the health intake
+  form") are said by it where another document of the context says them; a kind of document it names ("the
+  invoice") is what the cited document is, when another document of the context is one.
 `fit` is 1.0 when every check passes, else the score of the first that fails, with `fit_warning` saying why. The
 offline answerer skips a candidate that fails (precision first); a model's section keeps its text and is flagged,
 and the answer is `uncertain`.
@@ -63,6 +64,15 @@ _LEGAL_FORMS = frozenset("inc ltd llc corp co plc gmbh ag sa sas sarl srl bv nv"
 _EXCLUDING = re.compile(r"\b(?:hors|excl(?:uding|\.)?|without|before|sans|ohne|sin|net of)\s+(\w+)")
 _TIME = re.compile(r"\b\d{1,2}[:h]\d{2}\b")
 _WORDS = re.compile(r"\w+")
+# An amount after a run of words on its line: "Total Electric Charges $148.89" labels the amount.
+_MONEY_NEXT = re.compile(r"[A-Za-z &'.\-]*?[ \t:|]*(?:[$€£¥]\s?\d|\d[\d,.]*\s?(?:€|eur\b|usd\b))", re.IGNORECASE)
+_DAY_AND_YEAR = re.compile(r"(?<![\d.,])\d{1,2},\s*(?:1[89]|20)\d\d\b")
+# A height is asked, in the languages the answerer reads; a text that says "height" or "HGT" labels its number.
+_HEIGHT = re.compile(r"\bhow tall\b|\bheight\b|\btaille\b|\baltura\b|\bestatura\b|\bgrosse\b|\bkorpergrosse\b|身長")
+_HEIGHT_SAID = re.compile(r"\bheight\b|\bhgt\b|\bht\b|\btaille\b|\baltura\b|\bestatura\b|\bgrosse\b|身長")
+_LENGTH_UNIT = re.compile(
+    r"\s?(?:['’′\"”]|-\d|ft\b|feet\b|foot\b|in\b|inch|cm\b|m\b|meters?\b|metres?\b)", re.IGNORECASE
+)
 _DIGIT = re.compile(r"\d")
 # A capitalized word right after a name on its line: "Singapore" of "Google Singapore".
 _QUALIFIER = re.compile(r"[ \t]+[A-Z]\w")
@@ -76,6 +86,7 @@ _UNIT = re.compile(
     r"\s?(hours?|hrs?|days?|weeks?|months?|years?|minutes?|mins?|seconds?|kwh|kw|kg|km|miles?|lbs?|pages?|items?)\b",
     re.IGNORECASE,
 )
+_TIER = re.compile(r"\b(?:first|next|over|above|up to|excess of|in excess of|beyond|additional)\s*$", re.IGNORECASE)
 _UNIT_STEMS = {"hr": "hour", "hrs": "hour", "min": "minute", "mins": "minute", "lb": "lbs"}
 # A rate said in words: "Rate", "per hour", "/hr", "taux", "Steuersatz".
 _RATE = re.compile(r"rate|\bper\b|\d\s?/\s?(?:hr|hour|h|day|month|year)\b|taux|tasa|satz|aliquota|taxa|percent")
@@ -106,6 +117,21 @@ _KIND_NOUNS = {
 # Words a label may hold beside the question's own: "Surname/Nom/Apellidos" names, it does not answer; nor does
 # "PAYER'S TIN" (an identifier's label, its digits elsewhere) say who the payer is.
 _IDENTIFIER_WORDS = frozenset(map(stem, "id tin ssn ein code number no".split()))
+# What is said of a thing ("the business name", "the business address"): one of them asked is not another.
+_ATTRIBUTES = frozenset(
+    map(
+        stem,
+        "name surname address number date phone telephone email city state country zip code signature title gender sex "
+        "age nationality occupation".split(),
+    )
+)
+# "on the health intake form", "from the SCE&G payment stub": the words describing the document asked of.
+_DESCRIBED = re.compile(
+    r"\b(?:on|in|of|from|for|according to)\s+(?:the|this|that|my|our|her|his|their)\s+((?:[\w&'’.-]+\s+){1,3}?)"
+    r"(form|receipt|invoice|bill|stub|statement|letter|contract|agreement|patent|passport|licen[cs]e|list|report|"
+    r"paper|article|schedule|certificate|card|return|slip|policy)s?\b"
+)
+_HEAD = re.compile(r"[^\d(:|\n]{0,60}")  # a claim's first words, up to a number, a bracket or a colon
 _LABEL_WORDS = frozenset(map(stem, "name names nom nombre date value field label".split())) | _IDENTIFIER_WORDS
 # "I don't know", "not found", "not mentioned", in the languages the answerer reads (case- and accent-folded).
 _NOT_FOUND = re.compile(
@@ -188,6 +214,7 @@ class FitCheck:
         self.known = frozenset(w.casefold() for w in re.findall(r"\w+", self.asked.text))
         self.asked_forms = frozenset(f for clue in self.asked.clues for f in clue.forms)
         self._scope_names: tuple[tuple[str, ...], ...] | None = None
+        self._described: tuple[str, tuple[Clue, ...]] | None = None
         # (the specific focus of each part: what `spoken` is asked about)
         parts = self.asked.parts
         focus = {c for p in parts for c in p.focus if c.word not in p.generic and c.forms}
@@ -238,7 +265,7 @@ class FitCheck:
             return True  # a form's printed line, up to its instruction: "… (see instructions) B Enter code from …"
         if len(stripped) > LABEL_CHARS or _DIGIT.search(stripped):
             return False  # "Tax (10%):" answers a question about the rate (the kind check says whether it is asked)
-        if stripped.endswith(":"):
+        if stripped.endswith((":", "#")):  # "Apartment #": a number's label, no number
             return True
         pieces = [piece for piece in stripped.split("/") if piece.strip()] if "/" in stripped else []
         if pieces and not re.search(r"\b[A-Z]{2,}", stripped) and any(self.is_label(piece) for piece in pieces):
@@ -253,6 +280,7 @@ class FitCheck:
         return (
             self._focus_fit(part, text, said, excluded)
             or self._attribute_fit(part, text)
+            or self._other_attribute(part, text)
             or self._kind_fit(part, text)
             or FITS
         )
@@ -282,6 +310,25 @@ class FitCheck:
             return None
         asked = " ".join(c.word for c in part.focus)
         return Fit(FOCUS_FIT, f"asks for the {asked}; the answer gives the {head.strip().casefold()}")
+
+    def _other_attribute(self, part: Part, text: str) -> Fit | None:
+        """The claim's head names the thing asked about with another of its attributes: "Business address … 367
+        Amanda Inlet" asked the business name, "Patient date of birth" asked the patient's name."""
+        asked = {stem(c.word) for c in part.focus} & _ATTRIBUTES
+        things = [c for c in part.focus if stem(c.word) not in _ATTRIBUTES]
+        if not asked or not things:
+            return None
+        head = label_of(text, row=False) or _HEAD.match(text).group()
+        words = [w.casefold() for w in _WORDS.findall(head)]
+        if not any(self.words(w).holds(c) for w in words for c in things):
+            return None  # (the head does not name the thing: the check of the focus says the rest)
+        other = [
+            w for w in words if stem(w) in _ATTRIBUTES - asked and not any(self.words(w).holds(c) for c in part.focus)
+        ]
+        if not other:
+            return None
+        thing = " ".join(c.word for c in part.focus)
+        return Fit(FOCUS_FIT, f"asks for the {thing}; the answer gives the {head.strip().casefold()}")
 
     def _focus_fit(self, part: Part, text: str, said: _Said, excluded: frozenset[str]) -> Fit | None:
         if excluded and (shut := [c.word for c in part.focus if c.forms & excluded]):
@@ -317,16 +364,30 @@ class FitCheck:
             spans = [(a, b) for a, b in spans if a > text.index(":")]
         if part.kind is Kind.NAME:  # "RECIPIENT'S TIN": the label of an identifier is no name either
             spans = [(a, b) for a, b in spans if not _names_identifier(text[a:b])]
+            # nor is the label of an amount ("Total Electric Charges $148.89")
+            spans = [(a, b) for a, b in spans if not _MONEY_NEXT.match(text, b)]
         if part.kind in (Kind.AMOUNT, Kind.NUMBER) and spans:  # the digits of a date or a time are no amount
             dates = [(x, y) for x, y in value_spans(Kind.DATE, text, ()) if not text[x:y].isdigit()]  # (not 2000)
             dates += [m.span() for m in _TIME.finditer(text)]
+            dates += [m.span() for m in _DAY_AND_YEAR.finditer(text)]  # "17, 1929" of a date cut after its month
             spans = [(a, b) for a, b in spans if not any(a < y and x < b for x, y in dates)]
+        if part.kind is Kind.AMOUNT and spans and not asks_count(self.asked.text):
+            # "1 Interest income": the number of a form's box, right before the thing asked about, is not its amount
+            focus = frozenset(c.word for c in part.focus if c.word not in part.generic)
+            spans = [(a, b) for a, b in spans if not (focus and _named_after(text, b, focus))]
+        if spans and _HEIGHT.search(fold(self.asked.text)) and not _HEIGHT_SAID.search(fold(text)):
+            # "how tall": a length ("5'-06\"", "170 cm"), not any number near the person's name
+            spans = [(a, b) for a, b in spans if _LENGTH_UNIT.match(text, b)]
         if spans and self.counts(part):  # a count or a quantity is no phone number, nor a count of another unit
             phones = value_spans(Kind.PHONE, text, ())
             units = {c.word for c in part.focus} | {f for c in part.focus for f in c.forms}
             # (money is no phone number: "1 234 567,00 €")
             spans = [(a, b) for a, b in spans if is_money(text[a:b]) or not any(a < y and x < b for x, y in phones)]
             spans = [(a, b) for a, b in spans if not _other_unit(text, b, units)]
+            # "First 800 kWh", "Next 200 kWh": a tariff's tier, not what was used
+            spans = [(a, b) for a, b in spans if not _TIER.search(text, max(0, a - 16), a)]
+            if asks_count(self.asked.text) and any(_UNIT.fullmatch(w) for w in units):
+                spans = [(a, b) for a, b in spans if not is_money(text[a:b])]  # (how many kWh: not its price)
         if not spans:
             return Fit(KIND_FIT, f"asks for {_KIND_NOUNS[part.kind]}; the answer has none")
         if (
@@ -404,6 +465,9 @@ class FitCheck:
                 return Fit(
                     SCOPE_FIT, f"the question names {other}; the cited document names {other} only in a longer name"
                 )
+        if missing_words := self._undescribed(segments, text):
+            phrase, words = missing_words
+            return Fit(SCOPE_FIT, f"the question asks about the {phrase}; the cited document does not say {words}")
         kinds = [c for c in self.asked.clues if c.forms & DOCUMENT_KINDS]
         if kinds:
             held = self.words(text)
@@ -414,6 +478,28 @@ class FitCheck:
             if missing:
                 return Fit(SCOPE_FIT, f"the question asks about {', '.join(missing)}; the cited document is none")
         return fit
+
+    def _undescribed(self, segments: Sequence[Segment], text: str) -> tuple[str, str] | None:
+        """The words the question describes its document with ("the health intake form", "the printer receipt",
+        "the payment stub") that the cited document never says, where another document of the context does: a tax
+        form's postal code does not answer the health intake form's. (Lower-case words only: a name is checked as a
+        name; and only where the context tells: a context that never says "intake" cannot.)"""
+        if self._described is None:
+            self._described = described_document(self.asked)
+        phrase, clues = self._described
+        if not clues:
+            return None
+        held = self.words(text)
+        lacking = [c for c in clues if not held.holds(c)]
+        documents = [self._scope_words(s, stems=True) for s in segments] if lacking else []
+        missing = [c for c in lacking if not any(d.holds(c) for d in documents)]
+        if not missing:
+            return None
+        cited = {s.document_id for s in segments}
+        others = [self.words(s.text) for s in self._scope_words.context if s.document_id not in cited]
+        if not any(o.holds(c) for o in others for c in missing):
+            return None  # (no other document says them either: the context cannot tell)
+        return phrase, ", ".join(c.word for c in missing)
 
     def _named_otherwise(self, segments: Sequence[Segment]) -> str | None:
         """A one-word name of a document ("the Google invoice") the cited document says only within a longer one
@@ -510,6 +596,12 @@ class _Said:
         return self._passages
 
 
+def _named_after(text: str, end: int, focus: frozenset[str]) -> bool:
+    """The words right after the number ending at `end` are the thing asked about: "1 Interest income"."""
+    after = _WORDS.match(text, end + len(text[end:]) - len(text[end:].lstrip(" \t.")))
+    return after is not None and after.start() > end and stem(after.group().casefold()) in {stem(w) for w in focus}
+
+
 def _other_unit(text: str, end: int, asked: frozenset[str] | set[str]) -> bool:
     """The number ending at `end` counts a unit the question does not ask about: "24 HOURS" for "how many days"."""
     unit = _UNIT.match(text, end)
@@ -604,7 +696,7 @@ def names_held(name: tuple[str, ...], words: Words) -> bool:
     International Business Machines)."""
     telling = tuple(w for w in name if len(w) > 1 and w not in _LEGAL_FORMS) or name
     held = sum(w in words.tokens or (len(w) >= 4 and any(t.startswith(w) for t in words.tokens)) for w in telling)
-    if held * 2 >= len(telling) and held:
+    if held == len(telling):
         return True
     return len(telling) == 1 and telling[0].isalpha() and telling[0] in words.initials
 
@@ -670,10 +762,22 @@ class ScopeWords:
         return self._words[key]
 
 
+def described_document(asked: Question) -> tuple[str, tuple[Clue, ...]]:
+    """The phrase naming the document a question asks of ("on the health intake form"), and the clues of its
+    lower-case describing words ("health", "intake"): what the cited document must say."""
+    match = _DESCRIBED.search(asked.text)
+    if match is None:
+        return "", ()
+    words = [w for w in _WORDS.findall(match.group(1)) if w.islower() and len(w) > 2 and not w.isdigit()]
+    clues = tuple(c for c in asked.clues if c.word in {fold(w) for w in words})
+    return " ".join([*match.group(1).split(), match.group(2)]), clues
+
+
 def _names_identifier(name: str) -> bool:
-    """A "name" ending in a word for an identifier ("PAYER'S TIN", "Employee ID", "Account Number") labels one."""
+    """A "name" ending in a word for an identifier or another field ("PAYER'S TIN", "Employee ID", "Account
+    Number", "Mother's First Name", "Business Address") labels one."""
     words = _WORDS.findall(name.casefold())
-    return bool(words) and stem(words[-1]) in _IDENTIFIER_WORDS
+    return bool(words) and (stem(words[-1]) in _IDENTIFIER_WORDS or stem(words[-1]) in _ATTRIBUTES)
 
 
 def same_document(a: Segment, b: Segment) -> bool:

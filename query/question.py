@@ -194,6 +194,7 @@ _SYNONYMS = (
     "payment paiement pago zahlung pagamento betaling",
     "consumption consommation consumo verbrauch verbruik",
     "period période periodo zeitraum período periode",
+    "postal zip postcode postleitzahl plz",
 )
 # Per kind, focus words that a value of that kind answers by itself: "date" in "the date of the invoice".
 _GENERIC = {
@@ -232,6 +233,14 @@ HOW_MUCH = re.compile(
 HOW_MANY = re.compile(
     r"\bhow many\b|\bcombien d(?:e\b|')|\bcuant[oa]s\b|\bwie viele\b|\bquant[ie]\b|\bquant[oa]s\b|几|多少"
 )
+# Upper-case words that name a kind of identifier, not a thing: never a name of the question.
+IDENTIFIER_ACRONYMS = frozenset("tin ssn ein itin vin iban bic swift pin zip id dob po siren siret nif cif".split())
+IDENTIFIER = re.compile(
+    r"\b(?:zip|postal|post|area|authori[sz]ation|auth|confirmation|tracking|reference|account|customer|client|"
+    r"routing|sort|swift|bic|product|item|reason|country|code|codigo|numero|nummer)\s*code\b|\bpostcode\b"
+    r"|\bcode postal\b|\bcodigo postal\b|\bpostleitzahl\b|\bp\.?\s?o\.?\s+box\b|\bboite postale\b|\bapartado\b"
+    r"|\b(?:tin|ssn|ein|itin|vin|iban|siren|siret|nif|cif)\b"
+)
 _ASKS = [
     (
         re.compile(r"\bhow long\b|\bcombien de temps\b|\bcuanto tiempo\b|\bwie lange?\b|\bquanto tempo\b|\bhoe lang\b"),
@@ -255,6 +264,8 @@ _ASKS = [
         re.compile(r"\bwho(?:m|se)?\b|\bqui\b|\bquien(?:es)?\b|\bwer\b|\bwem\b|\bwessen\b|\bquem\b|谁|誰|누구"),
         Kind.NAME,
     ),
+    # "the postal code", "the PO box", "the recipient's TIN": an identifier, which holds digits ("which PO box" too)
+    (IDENTIFIER, Kind.NUMBER),
     # "which observatory", "which law firm", "what company": a named one
     (re.compile(r"\bwhich\b|\bwhat (?:" + _GENERIC[Kind.NAME].replace(" ", "|") + r"|city|country|town)\b"), Kind.NAME),
 ]
@@ -403,6 +414,9 @@ def _names(text: str) -> tuple[tuple[str, ...], ...]:
             capital = word.isupper() or (capital and paired)
         numbered = not word.isalpha() and any(c.isdigit() for c in word)  # (a word of letters has no digit)
         capital = (capital or numbered) and not (i == 0 and _is_function(word))
+        # "the recipient's TIN", "the PO Box": what is asked, not a name
+        po_box = word.casefold() == "box" and i > 0 and matches[i - 1].group().casefold() == "po"
+        capital = capital and word.casefold() not in IDENTIFIER_ACRONYMS and not po_box
         joined = previous_end >= 0 and not text[previous_end : match.start()].strip(" .-&,")  # "SCE&G", "N. G."
         if capital and joined and runs:
             runs[-1].append(word.casefold())
@@ -461,7 +475,7 @@ def _read_part(text: str, clues: dict[str, Clue], name_words: set[str]) -> Part:
             chain, last = _owned(_leading_run(rest[1:]), text, name_words)
             if rest[0] == "of" and (chain or last):  # "the name of Brenda's dog": the name, of the dog
                 owner = chain + last
-            elif _all_generic(run, text):
+            elif _all_generic(run, text) or (rest[0] != "of" and _all_generic(run, text, _NUMBER_HEADS)):
                 # "the passport's date of expiration", "the name of the CEO", "le montant de la TVA": a date of what
                 owned = [w for w in _first_run(rest[1:], name_words) if not _possessive(w, text)]
                 focus_words = [w for w in run if not _possessive(w, text)] + owned
@@ -479,6 +493,12 @@ _OF = frozenset("of de del des du von vom der di do da".split())
 # the shipment", "the phone number of the store": the weight, the phone number.)
 _GENERIC_HEADS = frozenset(w for kind in (Kind.DATE, Kind.NAME, Kind.AMOUNT) for w in _GENERIC[kind].split())
 
+# "el número de orden de compra", "le numéro de compte": an identifier of what follows (in English, "the number of
+# pages" is a count, which "how many" asks).
+_NUMBER_HEADS = frozenset(map(fold, "número numéro numero nummer code código codice".split()))
+
+_NAME_HEADS = frozenset("name nom nombre nome naam surname apellido apellidos nachname vorname prenom cognome".split())
+
 
 def _written_lower(word: str, text: str) -> bool:
     """Written in lower case in the question: in German, no noun ("fällig", not "Reisepasses")."""
@@ -493,10 +513,10 @@ def _possessive(word: str, text: str) -> bool:
     return re.search(rf"\b{re.escape(word)}['’]s\b", fold(text)) is not None
 
 
-def _all_generic(run: list[str], text: str) -> bool:
+def _all_generic(run: list[str], text: str, generic: frozenset[str] = _GENERIC_HEADS) -> bool:
     """The run names only a kind of value ("date", "name", "montant"), the rest being its owners ("passport's")."""
     heads = [w for w in run if not _possessive(w, text)]
-    return bool(heads) and set(heads) <= _GENERIC_HEADS
+    return bool(heads) and set(heads) <= generic
 
 
 def _owned(run: list[str], text: str, name_words: set[str]) -> tuple[list[str], list[str]]:
@@ -589,4 +609,6 @@ def _kind_of(text: str, run: list[str]) -> Kind:
             return kind
     if "number" in run:
         return Kind.NUMBER
+    if head in _NAME_HEADS:  # "the business name", "the patient's surname": a name
+        return Kind.NAME
     return Kind.ANY

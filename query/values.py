@@ -12,7 +12,7 @@ from query.terms import MONTH as _MONTH
 from query.terms import STOPWORDS
 
 _DATE = re.compile(
-    r"\b\d{1,4}[/.-]\d{1,2}[/.-]\d{2,4}\b"  # 09/04/1986, 2020/10/01, 28/12/2022
+    r"\b(?:\d{4}|\d{1,2})[/.-]\d{1,2}[/.-]\d{2,4}\b"  # 09/04/1986, 2020/10/01, 28/12/2022 (not 190-21-1685)
     rf"|\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b"  # January 17, 1929; May 17 2018; Mar. 9, 2017
     rf"|\b\d{{1,2}}\s+{_MONTH}\s+\d{{2,4}}\b"  # 14 OCT 2030
     rf"|\b{_MONTH}\s+(?:\d{{4}}|\d{{1,2}}\b)"  # October 2019, Apr 17
@@ -34,6 +34,15 @@ _DURATION = re.compile(
 _PHONE = re.compile(
     r"(?<![\w/.,-])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{2,4}\)\s?|\d{1,4}[\s.-])(?:\d{2,4}[\s.-]){1,3}\d{2,4}\b"
 )
+# A sentence's end inside a run of capitalized words: not an initial's full stop ("P. O.", "N. G. C.").
+_SENTENCE_END = re.compile(r"(?<=\w\w)[.!?]\s+")
+_INSTRUCTIONS = frozenset("please enter see sign print complete attach retain check fill mail return".split())
+_ABBREVIATIONS = frozenset("Mr Mrs Ms Dr St Jr Sr Prof Inc Co Corp Ltd Bros No Mt Ft".split())
+# (a lone field label too: "City", "Name", "Signature")
+_FURNITURE = frozenset(
+    "form page line box schedule section part total item table figure note copy city state country name date address "
+    "signature title apartment street".split()
+)
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _NAME = re.compile(r"(?<![\w'’])[A-ZÀ-Ý][\w'’.&-]*(?:\s+(?:(?:de|la|le|du|van|von|der|di|da)\s+)*[A-ZÀ-Ý][\w'’.&-]*)*")
 _WORD = re.compile(r"\w+")
@@ -47,7 +56,8 @@ def value_spans(kind: Kind, text: str, known: Collection[str], separators: Colle
     "Emergency Contact: Eva Walker Emergency Contact Phone")."""
     if kind is Kind.NAME:
         spans = [span for m in _NAME.finditer(text) for span in _split_name(text, m.start(), m.end(), separators)]
-        spans = [_without_label(text, span) for span in spans]
+        spans = [span for s in spans for span in _sentences(text, s)]
+        spans = [_without_label(text, span) for span in spans if _may_name(text[span[0] : span[1]])]
     elif kind is Kind.ANY:
         spans = [m.span() for m in _WORD.finditer(text) if m.group().casefold() not in STOPWORDS]
     else:
@@ -86,6 +96,33 @@ def _split_name(text: str, start: int, end: int, separators: Collection[str]) ->
     if run_start is not None:
         spans.append((run_start, run_end))
     return spans
+
+
+def _sentences(text: str, span: Span) -> list[Span]:
+    """A name does not run across a sentence's end: "ImmTrac2. Retain this form" is two sentences; and the word
+    opening a sentence is capitalized for that alone ("Retain"), unless more capitals follow it (an initial's
+    full stop, "P. O. Box", is no sentence's end)."""
+    start, end = span
+    pieces: list[Span] = []
+    for stop in _SENTENCE_END.finditer(text, start, end):
+        if _WORD.findall(text[start : stop.start() + 1])[-1:] in ([a] for a in _ABBREVIATIONS):
+            continue  # "Mr. John Smith"
+        pieces.append((start, stop.start() + 1))
+        start = stop.end()
+    pieces.append((start, end))
+    opening = [
+        p for i, p in enumerate(pieces) if i > 0 and " " not in text[p[0] : p[1]].strip()
+    ]  # (a lone word after a sentence's end)
+    return [p for p in pieces if p not in opening and p[1] > p[0]]
+
+
+def _may_name(value: str) -> bool:
+    """Not every capitalized run is a name: "DO NOT" is two stopwords, "Form" (of "Form 1040") or "Page" alone a
+    document's furniture."""
+    words = [w.casefold() for w in _WORD.findall(value)]
+    if words and (all(w in STOPWORDS for w in words) or words[0] in _INSTRUCTIONS):
+        return False  # ("Please enter client", "See instructions": a form's instruction)
+    return not (len(words) == 1 and words[0] in _FURNITURE)
 
 
 def _without_label(text: str, span: Span) -> Span:
