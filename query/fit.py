@@ -31,6 +31,7 @@ from query.candidates import label_of
 from query.lexical import content_words
 from query.question import (
     FILE_NAME,
+    IDENTIFIER,
     Clue,
     Kind,
     Part,
@@ -46,7 +47,7 @@ from query.question import (
     stem,
     words_of,
 )
-from query.terms import fold
+from query.terms import STOPWORDS, fold
 from query.values import is_money, value_spans
 
 # Kinds of documents a question may name as its scope ("the invoice total", "the passport's surname").
@@ -86,6 +87,15 @@ _UNIT = re.compile(
     r"\s?(hours?|hrs?|days?|weeks?|months?|years?|minutes?|mins?|seconds?|kwh|kw|kg|km|miles?|lbs?|pages?|items?)\b",
     re.IGNORECASE,
 )
+_YEAR = re.compile(r"(?<![\d/.-])((?:19|20)\d\d)(?![\d/])")
+_SHORT_YEAR_DATE = re.compile(r"\b\d{1,2}/\d{1,2}/(\d\d)\b")  # 4/24/18
+# 'My name', "Deep Thought", «Les ARN…», “…”: quoted words (an apostrophe inside a word is no quote).
+_QUOTED = re.compile(r"(?<!\w)['‘]([^'’]{2,80})['’](?!\w)|[\"“]([^\"”]{2,80})[\"”]|«\s*([^»]{2,120}?)\s*»")
+_FAX_BEFORE = re.compile(r"\b(?:fax|telefax|télécopie)\b\W*$", re.IGNORECASE)
+IDENTIFIER_DIGITS = 3  # an identifier's digits at the least ("3" is a box, "906" an area code)
+# Words of a form's printed caption: three of them, and no digit, and it is a caption, not a value.
+_BOX_CODE = re.compile(r"^\s*\d{1,2}[a-z]?\b")  # a form's box number opening its caption
+_CAPTION_WORDS = frozenset(map(stem, "name address street city town state province country zip code".split()))
 _TIER = re.compile(r"\b(?:first|next|over|above|up to|excess of|in excess of|beyond|additional)\s*$", re.IGNORECASE)
 _UNIT_STEMS = {"hr": "hour", "hrs": "hour", "min": "minute", "mins": "minute", "lb": "lbs"}
 # A rate said in words: "Rate", "per hour", "/hr", "taux", "Steuersatz".
@@ -263,6 +273,8 @@ class FitCheck:
         tail = stripped[-_INSTRUCTION_TAIL:].casefold()  # (`_INSTRUCTION_END`'s words, looked for in the tail first)
         if ("instr" in tail or "check" in tail or "blank" in tail) and _INSTRUCTION_END.search(stripped):
             return True  # a form's printed line, up to its instruction: "… (see instructions) B Enter code from …"
+        if _is_caption(stripped):
+            return True  # "PAYER'S name, street address, city or town, state …": a form's printed caption
         if len(stripped) > LABEL_CHARS or _DIGIT.search(stripped):
             return False  # "Tax (10%):" answers a question about the rate (the kind check says whether it is asked)
         if stripped.endswith((":", "#")):  # "Apartment #": a number's label, no number
@@ -388,6 +400,14 @@ class FitCheck:
             spans = [(a, b) for a, b in spans if not _TIER.search(text, max(0, a - 16), a)]
             if asks_count(self.asked.text) and any(_UNIT.fullmatch(w) for w in units):
                 spans = [(a, b) for a, b in spans if not is_money(text[a:b])]  # (how many kWh: not its price)
+        if part.kind is Kind.NUMBER and spans and IDENTIFIER.search(fold(self.asked.text)):
+            # a TIN, a postal code, an account number: not the "3" of a form's box
+            spans = [(a, b) for a, b in spans if len(_DIGIT.findall(text[a:b])) >= IDENTIFIER_DIGITS]
+        if part.kind is Kind.PHONE and spans:
+            fax = "fax" in self.known
+            spans = [(a, b) for a, b in spans if _FAX_BEFORE.search(text, max(0, a - 12), a) or not fax]
+            if not fax:  # a phone number is not the number labelled "Fax:"
+                spans = [(a, b) for a, b in spans if not _FAX_BEFORE.search(text, max(0, a - 12), a)]
         if not spans:
             return Fit(KIND_FIT, f"asks for {_KIND_NOUNS[part.kind]}; the answer has none")
         if (
@@ -440,6 +460,10 @@ class FitCheck:
             return fit
         if wrong_file := self._file_fit(segments):
             return wrong_file
+        if other_year := self._other_year(text):
+            return other_year
+        if unquoted := self._unquoted(segments, text):
+            return unquoted
         if self.scope_names:
             claim = names_of(text)
             missing = self._missing_names(segments, claim, workspace=False)  # the context first: no lookup
@@ -478,6 +502,37 @@ class FitCheck:
             if missing:
                 return Fit(SCOPE_FIT, f"the question asks about {', '.join(missing)}; the cited document is none")
         return fit
+
+    def _other_year(self, text: str) -> Fit | None:
+        """A year the question gives ("in April 2017") is the answer's, where the answer dates itself: a row of
+        3/23/18-4/24/18 is another year's."""
+        asked = {int(y) for y in _YEAR.findall(self.asked.text)}
+        if not asked:
+            return None
+        said = {int(y) for y in _YEAR.findall(text)}
+        said |= {2000 + int(m.group(1)) for m in _SHORT_YEAR_DATE.finditer(text)}
+        if not said or said & asked:
+            return None
+        years = ", ".join(map(str, sorted(said)))
+        return Fit(SCOPE_FIT, f"the question asks about {', '.join(map(str, sorted(asked)))}; the answer is of {years}")
+
+    def _unquoted(self, segments: Sequence[Segment], text: str) -> Fit | None:
+        """A phrase the question quotes ('My name', « Les ARN de transfert … ») is what it asks about: the answer or
+        its passage says it (most of its words)."""
+        quotes = [q for q in (m.group(1) or m.group(2) or m.group(3) for m in _QUOTED.finditer(self.asked.text)) if q]
+        if not quotes:
+            return None
+        places = [folded(text), *(folded(s.text) for s in segments)]
+        for quote in quotes:
+            words = [w for w in _WORDS.findall(folded(quote)) if w not in STOPWORDS or len(quote.split()) <= 3]
+            if not words:
+                continue
+            if not any(
+                sum(re.search(rf"(?<!\w){re.escape(w)}(?!\w)", p) is not None for w in words) * 2 > len(words)
+                for p in places
+            ):
+                return Fit(SCOPE_FIT, f"the question quotes “{quote.strip()}”; the answer's passage does not say it")
+        return None
 
     def _undescribed(self, segments: Sequence[Segment], text: str) -> tuple[str, str] | None:
         """The words the question describes its document with ("the health intake form", "the printer receipt",
@@ -594,6 +649,16 @@ class _Said:
             else:
                 self._passages = frozenset().union(*(spoken(s.text) for s in segments))
         return self._passages
+
+
+def _is_caption(text: str) -> bool:
+    """A form's caption names the fields of a box ("PAYER'S name, street address, city or town, state or province,
+    country, ZIP"): three field words or more, no digit."""
+    text = _BOX_CODE.sub("", text)  # "1a Physical address of each property (street, city, state, ZIP code)"
+    if _DIGIT.search(text):
+        return False
+    words = {stem(w) for w in _WORDS.findall(text.casefold())}
+    return len(words & _CAPTION_WORDS) >= 3
 
 
 def _named_after(text: str, end: int, focus: frozenset[str]) -> bool:

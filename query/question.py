@@ -241,6 +241,8 @@ IDENTIFIER = re.compile(
     r"|\bcode postal\b|\bcodigo postal\b|\bpostleitzahl\b|\bp\.?\s?o\.?\s+box\b|\bboite postale\b|\bapartado\b"
     r"|\b(?:tin|ssn|ein|itin|vin|iban|siren|siret|nif|cif)\b"
 )
+_WHICH = re.compile(r"\bwhich\b|\bwhat (?:" + _GENERIC[Kind.NAME].replace(" ", "|") + r"|city|country|town)\b")
+_GENERIC_DATES = frozenset(_GENERIC[Kind.DATE].split() + _GENERIC[Kind.DURATION].split())
 _ASKS = [
     (
         re.compile(r"\bhow long\b|\bcombien de temps\b|\bcuanto tiempo\b|\bwie lange?\b|\bquanto tempo\b|\bhoe lang\b"),
@@ -267,7 +269,7 @@ _ASKS = [
     # "the postal code", "the PO box", "the recipient's TIN": an identifier, which holds digits ("which PO box" too)
     (IDENTIFIER, Kind.NUMBER),
     # "which observatory", "which law firm", "what company": a named one
-    (re.compile(r"\bwhich\b|\bwhat (?:" + _GENERIC[Kind.NAME].replace(" ", "|") + r"|city|country|town)\b"), Kind.NAME),
+    (_WHICH, Kind.NAME),
 ]
 
 
@@ -467,7 +469,9 @@ def _read_part(text: str, clues: dict[str, Clue], name_words: set[str]) -> Part:
         focus_words = run
         rest = words[words.index(run[-1]) + 1 :] if run else []
         chain, last = _owned(_leading_run(words), text, name_words)
-        if kind is Kind.NAME and run and set(run) <= generic and rest[:1] and rest[0] in _BE:
+        if kind is Kind.AMOUNT and run and set(run) <= _PRICED and rest[:1] == ["for"] and rest[1:]:
+            focus_words = _first_run(rest[1:], name_words) or run  # "how much is charged for renewable energy"
+        elif kind is Kind.NAME and run and set(run) <= generic and rest[:1] and rest[0] in _BE:
             focus_words = _first_run(rest, name_words) or run  # "which company is the licensee": the licensee
         elif chain and last:  # "Brenda's dog's name": the name, of the dog
             focus_words, owner = last, chain
@@ -475,7 +479,7 @@ def _read_part(text: str, clues: dict[str, Clue], name_words: set[str]) -> Part:
             chain, last = _owned(_leading_run(rest[1:]), text, name_words)
             if rest[0] == "of" and (chain or last):  # "the name of Brenda's dog": the name, of the dog
                 owner = chain + last
-            elif _all_generic(run, text) or (rest[0] != "of" and _all_generic(run, text, _NUMBER_HEADS)):
+            elif _all_generic(run, text) or (rest[0] != "of" and _all_generic(run, text, _ROMANCE_HEADS)):
                 # "the passport's date of expiration", "the name of the CEO", "le montant de la TVA": a date of what
                 owned = [w for w in _first_run(rest[1:], name_words) if not _possessive(w, text)]
                 focus_words = [w for w in run if not _possessive(w, text)] + owned
@@ -488,6 +492,7 @@ def _read_part(text: str, clues: dict[str, Clue], name_words: set[str]) -> Part:
     )
 
 
+_PRICED = frozenset("charged paid billed spent owed due charge cost costs".split())
 _OF = frozenset("of de del des du von vom der di do da".split())
 # Heads a "date of …", "name of …", "amount of …" is said of: the thing after "of" is what is asked. ("the weight of
 # the shipment", "the phone number of the store": the weight, the phone number.)
@@ -495,7 +500,8 @@ _GENERIC_HEADS = frozenset(w for kind in (Kind.DATE, Kind.NAME, Kind.AMOUNT) for
 
 # "el número de orden de compra", "le numéro de compte": an identifier of what follows (in English, "the number of
 # pages" is a count, which "how many" asks).
-_NUMBER_HEADS = frozenset(map(fold, "número numéro numero nummer code código codice".split()))
+# "el total del abono": the total of the subscription, what is asked.
+_ROMANCE_HEADS = frozenset(map(fold, "número numéro numero nummer code código codice total".split()))
 
 _NAME_HEADS = frozenset("name nom nombre nome naam surname apellido apellidos nachname vorname prenom cognome".split())
 
@@ -598,10 +604,12 @@ def asks_how_much(text: str) -> bool:
 
 def _kind_of(text: str, run: list[str]) -> Kind:
     asked = fold(text)
+    head = run[-1] if run else ""  # "late payment charge": a charge, not a payment
     for pattern, kind in _ASKS:
         if pattern.search(asked):
+            if kind is Kind.NAME and pattern is _WHICH and (head in _GENERIC_DATES or head in _AMOUNT_WORDS):
+                break  # "which pay period", "which date", "which fee": not a name
             return kind
-    head = run[-1] if run else ""  # "late payment charge": a charge, not a payment
     if head in _AMOUNT_WORDS:
         return Kind.AMOUNT
     for kind in (Kind.NUMBER, Kind.DATE, Kind.DURATION):

@@ -129,6 +129,65 @@ def test_a_label_ending_in_a_number_sign_is_a_label() -> None:
     assert fit.fails and fit.warning == "the answer is a label with no value"
 
 
+def test_a_form_s_caption_is_a_label() -> None:
+    caption = "PAYER'S name, street address, city or town, state or province, country, ZIP"
+    assert warning("In which city does the recipient of the 1099-DIV live?", caption, "1099-DIV") == (
+        "the answer is a label with no value"
+    )
+    boxed = "1a Physical address of each property (street, city, state, ZIP code)"
+    assert warning("What is the address of the rental property on the Schedule E?", boxed, "Schedule E") == (
+        "the answer is a label with no value"
+    )
+
+
+def test_an_identifier_has_more_than_a_box_s_digit() -> None:
+    question = "What is the recipient's TIN on the 1099-INT?"
+    claim = "3 Interest on U.S. Savings Bonds and Treas. obligations"
+    assert warning(question, claim, "1099-INT RECIPIENT'S TIN") == NO_NUMBER
+    assert passes(question, "RECIPIENT'S TIN 242-75-3069", "1099-INT")
+
+
+def test_a_fax_number_is_not_the_phone_number() -> None:
+    store = "OFFICE DEPOT LOS GATOS"
+    assert warning("What is the fax number of the Office Depot store?", "LOS GATOS - (408) 356-3757", store) == (
+        "asks for a phone number; the answer has none"
+    )
+    assert passes("What is the fax number of the Office Depot store?", "Fax: (408) 356-3758", store)
+    assert passes("What is the phone number of the Office Depot store?", "LOS GATOS - (408) 356-3757", store)
+    assert warning("What is the phone number of the Office Depot store?", "Fax: (408) 356-3758", store) == (
+        "asks for a phone number; the answer has none"
+    )
+
+
+def test_a_year_the_question_gives_is_the_answer_s() -> None:
+    question = "How many kWh did the SCE&G customer use in April 2017?"
+    row = "001996302 3/23/18-4/24/18 32 18764- | 17798 X 1 966"
+    assert warning(question, row, "SCE&G kWh") == "the question asks about 2017; the answer is of 2018"
+    assert passes(question, "04/2017 kWh used 909", "SCE&G")
+
+
+def test_a_quoted_phrase_is_what_is_asked_about() -> None:
+    question = "What name is under 'Your name' on the form?"
+    fit = check(question, "Signed: Arthur Dent", passage="Signed: Arthur Dent")
+    assert fit.fails and fit.warning == "the question quotes “Your name”; the answer's passage does not say it"
+    assert passes(question, "Your name: DEEP THOUGHT")
+    assert passes('What name is under "Your name" on the form?', "Your name: DEEP THOUGHT")
+
+
+@pytest.mark.parametrize(
+    ("question", "kind", "focus"),
+    [
+        ("Which pay period does the UCF payroll advice cover?", Kind.DURATION, ["pay", "period"]),
+        ("How much is charged for renewable energy resources?", Kind.AMOUNT, ["renewable", "energy", "resources"]),
+        ("¿Cuál es el total del abono en la factura de EDF?", Kind.AMOUNT, ["total", "abono"]),
+    ],
+)
+def test_what_is_asked_of_a_period_or_a_charge(question: str, kind: Kind, focus: list[str]) -> None:
+    part = read_question(question).parts[0]
+    assert part.kind is kind
+    assert [c.word for c in part.focus] == focus
+
+
 # --- which document a question asks of ----------------------------------------------------------------------------
 
 
