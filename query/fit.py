@@ -91,6 +91,10 @@ _YEAR = re.compile(r"(?<![\d/.-])((?:19|20)\d\d)(?![\d/])")
 _SHORT_YEAR_DATE = re.compile(r"\b\d{1,2}/\d{1,2}/(\d\d)\b")  # 4/24/18
 # 'My name', "Deep Thought", «Les ARN…», “…”: quoted words (an apostrophe inside a word is no quote).
 _QUOTED = re.compile(r"(?<!\w)['‘]([^'’]{2,80})['’](?!\w)|[\"“]([^\"”]{2,80})[\"”]|«\s*([^»]{2,120}?)\s*»")
+_PART_OR_CAPITAL = re.compile(
+    r"\bcapital(?: social)?(?: de| of)?\s*$|\((?:dont|of which|davon|de los cuales|incl(?:uding|\.)?)\b[^)]*$",
+    re.IGNORECASE,
+)
 _FAX_BEFORE = re.compile(r"\b(?:fax|telefax|télécopie)\b\W*$", re.IGNORECASE)
 IDENTIFIER_DIGITS = 3  # an identifier's digits at the least ("3" is a box, "906" an area code)
 # Words of a form's printed caption: three of them, and no digit, and it is a caption, not a value.
@@ -403,6 +407,9 @@ class FitCheck:
         if part.kind is Kind.NUMBER and spans and IDENTIFIER.search(fold(self.asked.text)):
             # a TIN, a postal code, an account number: not the "3" of a form's box
             spans = [(a, b) for a, b in spans if len(_DIGIT.findall(text[a:b])) >= IDENTIFIER_DIGITS]
+        if part.kind in (Kind.PHONE, Kind.AMOUNT, Kind.NUMBER) and spans:
+            # "au capital de 1 549 961 789" is no phone number; "(dont acheminement 13,28 €)" is a part of the total
+            spans = [(a, b) for a, b in spans if not _PART_OR_CAPITAL.search(text, max(0, a - 40), a)]
         if part.kind is Kind.PHONE and spans:
             fax = "fax" in self.known
             spans = [(a, b) for a, b in spans if _FAX_BEFORE.search(text, max(0, a - 12), a) or not fax]

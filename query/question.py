@@ -483,6 +483,8 @@ def _read_part(text: str, clues: dict[str, Clue], name_words: set[str]) -> Part:
                 # "the passport's date of expiration", "the name of the CEO", "le montant de la TVA": a date of what
                 owned = [w for w in _first_run(rest[1:], name_words) if not _possessive(w, text)]
                 focus_words = [w for w in run if not _possessive(w, text)] + owned
+                if owned:  # (the number, the total: of what follows, which tells it from the others)
+                    generic = generic | frozenset(run)
     return Part(
         kind,
         tuple(clues[w] for w in focus_words if w in clues),
