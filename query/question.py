@@ -195,6 +195,7 @@ _SYNONYMS = (
     "consumption consommation consumo verbrauch verbruik",
     "period période periodo zeitraum período periode",
     "postal zip postcode postleitzahl plz",
+    "subscription abonnement abono abbonamento assinatura",
 )
 # Per kind, focus words that a value of that kind answers by itself: "date" in "the date of the invoice".
 _GENERIC = {

@@ -159,6 +159,17 @@ def test_a_fax_number_is_not_the_phone_number() -> None:
     )
 
 
+def test_a_part_of_a_total_and_a_company_s_capital_are_no_answer() -> None:
+    question = "¿Cuál es el total del abono en la factura de EDF?"
+    part = "Total Abonnement (dont acheminement 13,28 €) Relevé début"
+    assert warning(question, part, "EDF Facture") == NO_AMOUNT
+    assert passes(question, "Total Abonnement: 17,04 €", "EDF Facture")
+    capital = "EDF-SA au capital de 1 549 961 789"
+    assert warning("Which number should I call about the EDF bill?", capital, "EDF") == (
+        "asks for a phone number; the answer has none"
+    )
+
+
 def test_a_year_the_question_gives_is_the_answer_s() -> None:
     question = "How many kWh did the SCE&G customer use in April 2017?"
     row = "001996302 3/23/18-4/24/18 32 18764- | 17798 X 1 966"
