@@ -99,10 +99,23 @@ _FAX_BEFORE = re.compile(r"\b(?:fax|telefax|télécopie)\b\W*$", re.IGNORECASE)
 IDENTIFIER_DIGITS = 3  # an identifier's digits at the least ("3" is a box, "906" an area code)
 # Words of a form's printed caption: three of them, and no digit, and it is a caption, not a value.
 _BOX_CODE = re.compile(r"^\s*\d{1,2}[a-z]?\b")  # a form's box number opening its caption
+_CAPTION_FILLER = frozenset(map(stem, "including incl apt no suite room or and of each if".split()))
+HEADER_WORDS = 5
+_BOX = re.compile(r"\d{1,2}")  # a form's box number
+_BOX_LINE = re.compile(r"\s*\d{1,2}[a-z]?\s+[A-Z][a-z]")
+_CAPTION_NEXT = re.compile(r"\s+[A-Z][a-z]")  # "8 Tax-exempt"
+_STREET_NEXT = re.compile(
+    r"(?:\s+[A-Za-z][\w.'-]*){1,3}\s+(?:blvd|st|ave|rd|ln|dr|cir|ct|hwy|pkwy|street|avenue|road|lane|drive|boulevard"
+    r"|court|place|way|rue|strasse|straße|calle)\b\.?",
+    re.IGNORECASE,
+)
+_PER_UNIT = re.compile(r"\b(?:price|cost|charge|rate) per\b|\bper (?:kwh|hour|unit|month|day|year|item)\b")
 _CAPTION_WORDS = frozenset(map(stem, "name address street city town state province country zip code".split()))
 _TIER = re.compile(r"\b(?:first|next|over|above|up to|excess of|in excess of|beyond|additional)\s*$", re.IGNORECASE)
 _UNIT_STEMS = {"hr": "hour", "hrs": "hour", "min": "minute", "mins": "minute", "lb": "lbs"}
 # A rate said in words: "Rate", "per hour", "/hr", "taux", "Steuersatz".
+# A price per unit: "X $ 0.136440" (a quantity times its price), "0,0974 €/kWh", "per hour", or four decimals.
+_UNIT_PRICE = re.compile(r"\bx\s?[$€£]|/\s?(?:kwh|hr|hour|h|unit|day|month)\b|\bper\b|\d[.,]\d{4,}(?!\d)")
 _RATE = re.compile(r"rate|\bper\b|\d\s?/\s?(?:hr|hour|h|day|month|year)\b|taux|tasa|satz|aliquota|taxa|percent")
 NOT_FOUND_CHARS = 160  # "I could not find …": a short section (a long one says something, and may say this too)
 LABEL_CHARS = 80  # a label is short: a longer claim says something
@@ -229,6 +242,7 @@ class FitCheck:
         self.asked_forms = frozenset(f for clue in self.asked.clues for f in clue.forms)
         self._scope_names: tuple[tuple[str, ...], ...] | None = None
         self._described: tuple[str, tuple[Clue, ...]] | None = None
+        self.per_unit = _PER_UNIT.search(fold(self.asked.text)) is not None  # "the price per kWh": a rate
         # (the specific focus of each part: what `spoken` is asked about)
         parts = self.asked.parts
         focus = {c for p in parts for c in p.focus if c.word not in p.generic and c.forms}
@@ -277,7 +291,7 @@ class FitCheck:
         tail = stripped[-_INSTRUCTION_TAIL:].casefold()  # (`_INSTRUCTION_END`'s words, looked for in the tail first)
         if ("instr" in tail or "check" in tail or "blank" in tail) and _INSTRUCTION_END.search(stripped):
             return True  # a form's printed line, up to its instruction: "… (see instructions) B Enter code from …"
-        if _is_caption(stripped):
+        if _is_caption(stripped) or _is_header(stripped, self.known):
             return True  # "PAYER'S name, street address, city or town, state …": a form's printed caption
         if len(stripped) > LABEL_CHARS or _DIGIT.search(stripped):
             return False  # "Tax (10%):" answers a question about the rate (the kind check says whether it is asked)
@@ -372,6 +386,8 @@ class FitCheck:
         return unfocused
 
     def _kind_fit(self, part: Part, text: str) -> Fit | None:
+        if self.per_unit and not asks_rate(part) and not _UNIT_PRICE.search(fold(text)):
+            return Fit(RATE_FIT, "asks for a price per unit; the answer gives none")  # (a percentage is none)
         if part.kind is Kind.ANY:
             return None
         separators = {c.word for c in part.focus}
@@ -382,15 +398,22 @@ class FitCheck:
             spans = [(a, b) for a, b in spans if not _names_identifier(text[a:b])]
             # nor is the label of an amount ("Total Electric Charges $148.89")
             spans = [(a, b) for a, b in spans if not _MONEY_NEXT.match(text, b)]
+            if _BOX_LINE.match(text):  # "3 Interest on U.S. Savings Bonds …": a form's box caption names no one
+                spans = []
         if part.kind in (Kind.AMOUNT, Kind.NUMBER) and spans:  # the digits of a date or a time are no amount
             dates = [(x, y) for x, y in value_spans(Kind.DATE, text, ()) if not text[x:y].isdigit()]  # (not 2000)
             dates += [m.span() for m in _TIME.finditer(text)]
             dates += [m.span() for m in _DAY_AND_YEAR.finditer(text)]  # "17, 1929" of a date cut after its month
             spans = [(a, b) for a, b in spans if not any(a < y and x < b for x, y in dates)]
         if part.kind is Kind.AMOUNT and spans and not asks_count(self.asked.text):
-            # "1 Interest income": the number of a form's box, right before the thing asked about, is not its amount
+            # "1 Interest income", "8 Tax-exempt interest": a form's box number, before its caption, is no amount;
+            # "3800 PROGRESS BLVD" is a street number
             focus = frozenset(c.word for c in part.focus if c.word not in part.generic)
             spans = [(a, b) for a, b in spans if not (focus and _named_after(text, b, focus))]
+            spans = [
+                (a, b) for a, b in spans if not (_BOX.fullmatch(text[a:b].strip()) and _CAPTION_NEXT.match(text, b))
+            ]
+            spans = [(a, b) for a, b in spans if not _STREET_NEXT.match(text, b)]
         if spans and _HEIGHT.search(fold(self.asked.text)) and not _HEIGHT_SAID.search(fold(text)):
             # "how tall": a length ("5'-06\"", "170 cm"), not any number near the person's name
             spans = [(a, b) for a, b in spans if _LENGTH_UNIT.match(text, b)]
@@ -665,7 +688,19 @@ def _is_caption(text: str) -> bool:
     if _DIGIT.search(text):
         return False
     words = {stem(w) for w in _WORDS.findall(text.casefold())}
-    return len(words & _CAPTION_WORDS) >= 3
+    if len(words & _CAPTION_WORDS) >= 3:
+        return True
+    # "Street address (including apt. no.)": field words and the instruction's, nothing else
+    return len(words & _CAPTION_WORDS) >= 2 and words <= _CAPTION_WORDS | _CAPTION_FILLER | STOPWORDS
+
+
+def _is_header(text: str, known: frozenset[str]) -> bool:
+    """A table's header row, "METER NO. BILLING PERIOD DAYS CURRENT PREVIOUS CONSTANT KWH": capitals, no digit, five
+    words or more, two of them the question's: the columns' names, no value."""
+    words = _WORDS.findall(text)
+    if len(words) < HEADER_WORDS or _DIGIT.search(text) or not all(w.isupper() for w in words):
+        return False
+    return sum(w.casefold() in known for w in words) >= 2
 
 
 def _named_after(text: str, end: int, focus: frozenset[str]) -> bool:
@@ -764,9 +799,11 @@ def _other_row(name: tuple[str, ...], claim: str) -> str | None:
 
 
 def names_held(name: tuple[str, ...], words: Words) -> bool:
-    """A name is spoken of: most of its telling words are there, or it is the initials of words that are ("IBM":
-    International Business Machines)."""
-    telling = tuple(w for w in name if len(w) > 1 and w not in _LEGAL_FORMS) or name
+    """A name is spoken of: all its telling words are there, or it is the initials of words that are ("IBM":
+    International Business Machines). A lone letter tells nothing ("Tool A" is a row), except beside a number: the
+    "G" of "1099-G" is not a 1099-DIV."""
+    numbered = any(w.isdigit() for w in name)
+    telling = tuple(w for w in name if (len(w) > 1 or numbered) and w not in _LEGAL_FORMS) or name
     held = sum(w in words.tokens or (len(w) >= 4 and any(t.startswith(w) for t in words.tokens)) for w in telling)
     if held == len(telling):
         return True

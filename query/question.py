@@ -102,6 +102,8 @@ _NAME_WORD = re.compile(rf"[^\W{CJK}]+|[{CJK}]+")
 # reading (CJK has no spaces to find a word by; several words for one: "last name" is a surname).
 _PHRASES = {
     "last name": "surname",
+    "year-to-date": "ytd",  # (a running total, not a date: "the year-to-date gross earnings")
+    "year to date": "ytd",
     "family name": "surname",
     "nom de famille": "surname",
     "パスポート": " passport ",
@@ -243,7 +245,7 @@ IDENTIFIER = re.compile(
     r"|\b(?:tin|ssn|ein|itin|vin|iban|siren|siret|nif|cif)\b"
 )
 _WHICH = re.compile(r"\bwhich\b|\bwhat (?:" + _GENERIC[Kind.NAME].replace(" ", "|") + r"|city|country|town)\b")
-_GENERIC_DATES = frozenset(_GENERIC[Kind.DATE].split() + _GENERIC[Kind.DURATION].split())
+_NOT_NAMED = frozenset(_GENERIC[Kind.DATE].split() + _GENERIC[Kind.DURATION].split() + ["number", "numero", "nummer"])
 _ASKS = [
     (
         re.compile(r"\bhow long\b|\bcombien de temps\b|\bcuanto tiempo\b|\bwie lange?\b|\bquanto tempo\b|\bhoe lang\b"),
@@ -610,8 +612,8 @@ def _kind_of(text: str, run: list[str]) -> Kind:
     head = run[-1] if run else ""  # "late payment charge": a charge, not a payment
     for pattern, kind in _ASKS:
         if pattern.search(asked):
-            if kind is Kind.NAME and pattern is _WHICH and (head in _GENERIC_DATES or head in _AMOUNT_WORDS):
-                break  # "which pay period", "which date", "which fee": not a name
+            if kind is Kind.NAME and pattern is _WHICH and (head in _NOT_NAMED or head in _AMOUNT_WORDS):
+                break  # "which pay period", "which state number", "which fee": not a name
             return kind
     if head in _AMOUNT_WORDS:
         return Kind.AMOUNT

@@ -68,6 +68,8 @@ def test_an_identifier_asked_is_not_a_name() -> None:
         ("Which pay period does the UCF payroll advice cover?", Kind.DURATION, ["pay", "period"]),
         ("How much is charged for renewable energy resources?", Kind.AMOUNT, ["renewable", "energy", "resources"]),
         ("¿Cuál es el total del abono en la factura de EDF?", Kind.AMOUNT, ["total", "abono"]),
+        ("Which state number (estado) is printed on the voter ID?", Kind.NUMBER, ["state", "number"]),
+        ("What are the year-to-date gross earnings?", Kind.ANY, ["ytd", "gross", "earnings"]),
     ],
 )
 def test_what_a_question_asks(question: str, kind: Kind, focus: list[str]) -> None:
@@ -163,6 +165,39 @@ def test_a_part_of_a_total_and_a_company_s_capital_are_no_answer() -> None:
     assert passes(question, "Total Abonnement: 17,04 €", "EDF Facture")
     capital = "EDF-SA au capital de 1 549 961 789"
     assert warning("Which number should I call about the EDF bill?", capital, "EDF") == NO_PHONE
+
+
+def test_a_form_s_box_numbers_and_a_street_number_are_no_amount() -> None:
+    question = "How much interest on U.S. Savings Bonds does Ortiz Ltd's 1099-INT show?"
+    boxes = "8 Tax-exempt interest 9 Specified private activity bond"
+    assert warning(question, boxes, "Ortiz Ltd 1099-INT Savings Bonds") == NO_AMOUNT
+    assert passes(question, "3 Interest on U.S. Savings Bonds $ 818,493", "Ortiz Ltd 1099-INT")
+    assert warning("How much federal income tax was withheld?", "3800 PROGRESS BLVD", "federal tax withheld") == (
+        NO_AMOUNT
+    )
+    assert warning(
+        "Who is the recipient on the Form 1099-G?", "3 Box 2 amount is for tax year", "1099-G recipient"
+    ) == (NO_NAME)
+
+
+def test_a_table_s_header_row_is_a_label() -> None:
+    header = "METER NO. BILLING PERIOD DAYS CURRENT PREVIOUS CONSTANT KWH"
+    assert warning("What was the previous meter reading on the SCE&G bill?", header, "SCE&G") == NO_VALUE
+    assert passes("What was the previous meter reading on the SCE&G bill?", "PREVIOUS READING 17798", "SCE&G")
+
+
+def test_a_price_per_unit_is_asked_as_such() -> None:
+    question = "On the SCE&G bill, what is the price per kWh beyond the first 800 kWh?"
+    fit = check(question, "Previous Bill Amount: $168.42", passage="SCE&G price per kWh, first 800 kWh")
+    assert fit.fails and fit.warning == "asks for a price per unit; the answer gives none"
+    assert passes(question, "Next 166 kWh X $ 0.130960", "SCE&G bill, price, first 800 kWh")
+
+
+def test_a_letter_beside_a_number_tells_a_form() -> None:
+    """ "Form 1099-G": a 1099-DIV says 1099, not 1099-G."""
+    div = [segment("div", 0, "Form 1099-DIV\nRECIPIENT'S name\nSteven Long")]
+    fit = check("Who is the recipient on the Form 1099-G?", "RECIPIENT'S name: Steven Long", div)
+    assert fit.fails and fit.warning == "the question names form 1099 g; the cited document does not"
 
 
 def test_a_year_the_question_gives_is_the_answer_s() -> None:
