@@ -150,34 +150,32 @@ def test_an_identifier_has_more_than_a_box_s_digit() -> None:
     assert passes(question, "RECIPIENT'S TIN 242-75-3069", "1099-INT")
 
 
-def test_a_fax_number_is_not_the_phone_number() -> None:
-    store = "OFFICE DEPOT LOS GATOS"
-    assert warning("What is the fax number of the Office Depot store?", "LOS GATOS - (408) 356-3757", store) == NO_PHONE
-    assert passes("What is the fax number of the Office Depot store?", "Fax: (408) 356-3758", store)
-    assert passes("What is the phone number of the Office Depot store?", "LOS GATOS - (408) 356-3757", store)
-    assert warning("What is the phone number of the Office Depot store?", "Fax: (408) 356-3758", store) == NO_PHONE
+EDF_ABONO = "¿Cuál es el total del abono en la factura de EDF?"
+BONDS = "How much interest on U.S. Savings Bonds does Ortiz Ltd's 1099-INT show?"
+FAX, PHONE = "What is the fax number of the Office Depot store?", "What is the phone number of the Office Depot store?"
 
 
-def test_a_part_of_a_total_and_a_company_s_capital_are_no_answer() -> None:
-    question = "¿Cuál es el total del abono en la factura de EDF?"
-    part = "Total Abonnement (dont acheminement 13,28 €) Relevé début"
-    assert warning(question, part, "EDF Facture") == NO_AMOUNT
-    assert passes(question, "Total Abonnement: 17,04 €", "EDF Facture")
-    capital = "EDF-SA au capital de 1 549 961 789"
-    assert warning("Which number should I call about the EDF bill?", capital, "EDF") == NO_PHONE
-
-
-def test_a_form_s_box_numbers_and_a_street_number_are_no_amount() -> None:
-    question = "How much interest on U.S. Savings Bonds does Ortiz Ltd's 1099-INT show?"
-    boxes = "8 Tax-exempt interest 9 Specified private activity bond"
-    assert warning(question, boxes, "Ortiz Ltd 1099-INT Savings Bonds") == NO_AMOUNT
-    assert passes(question, "3 Interest on U.S. Savings Bonds $ 818,493", "Ortiz Ltd 1099-INT")
-    assert warning("How much federal income tax was withheld?", "3800 PROGRESS BLVD", "federal tax withheld") == (
-        NO_AMOUNT
-    )
-    assert warning(
-        "Who is the recipient on the Form 1099-G?", "3 Box 2 amount is for tax year", "1099-G recipient"
-    ) == (NO_NAME)
+@pytest.mark.parametrize(
+    ("question", "claim", "also", "expected"),
+    [
+        # a fax number is labelled fax, and a phone number is not the one labelled so
+        (FAX, "LOS GATOS - (408) 356-3757", "OFFICE DEPOT", NO_PHONE),
+        (FAX, "Fax: (408) 356-3758", "OFFICE DEPOT", None),
+        (PHONE, "LOS GATOS - (408) 356-3757", "OFFICE DEPOT", None),
+        (PHONE, "Fax: (408) 356-3758", "OFFICE DEPOT", NO_PHONE),
+        # a part of a total, a company's capital
+        (EDF_ABONO, "Total Abonnement (dont acheminement 13,28 €) Relevé début", "EDF Facture", NO_AMOUNT),
+        (EDF_ABONO, "Total Abonnement: 17,04 €", "EDF Facture", None),
+        ("Which number should I call about the EDF bill?", "EDF-SA au capital de 1 549 961 789", "EDF", NO_PHONE),
+        # a form's box numbers before their captions, a street number, a box's caption
+        (BONDS, "8 Tax-exempt interest 9 Specified private activity bond", "Ortiz Ltd 1099-INT Savings", NO_AMOUNT),
+        (BONDS, "3 Interest on U.S. Savings Bonds $ 818,493", "Ortiz Ltd 1099-INT", None),
+        ("How much federal income tax was withheld?", "3800 PROGRESS BLVD", "federal tax withheld", NO_AMOUNT),
+        ("Who is the recipient on the Form 1099-G?", "3 Box 2 amount is for tax year", "1099-G recipient", NO_NAME),
+    ],
+)
+def test_not_a_value_of_the_kind_asked(question: str, claim: str, also: str, expected: str | None) -> None:
+    assert warning(question, claim, also) == expected
 
 
 def test_a_table_s_header_row_is_a_label() -> None:
