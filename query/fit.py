@@ -99,6 +99,7 @@ _FAX_BEFORE = re.compile(r"\b(?:fax|telefax|télécopie)\b\W*$", re.IGNORECASE)
 IDENTIFIER_DIGITS = 3  # an identifier's digits at the least ("3" is a box, "906" an area code)
 # Words of a form's printed caption: three of them, and no digit, and it is a caption, not a value.
 _BOX_CODE = re.compile(r"^\s*\d{1,2}[a-z]?\b")  # a form's box number opening its caption
+_CAPTION_HINTS = ("name", "address", "street", "city", "town", "state", "province", "country", "zip", "code")
 _CAPTION_FILLER = frozenset(map(stem, "including incl apt no suite room or and of each if".split()))
 HEADER_WORDS = 5
 _BOX = re.compile(r"\d{1,2}")  # a form's box number
@@ -242,7 +243,16 @@ class FitCheck:
         self.asked_forms = frozenset(f for clue in self.asked.clues for f in clue.forms)
         self._scope_names: tuple[tuple[str, ...], ...] | None = None
         self._described: tuple[str, tuple[Clue, ...]] | None = None
-        self.per_unit = _PER_UNIT.search(fold(self.asked.text)) is not None  # "the price per kWh": a rate
+        # (what the question asks, read once: every claim is checked against it)
+        asked_folded = fold(self.asked.text)
+        self.per_unit = _PER_UNIT.search(asked_folded) is not None  # "the price per kWh": a rate
+        self._asks_count = asks_count(self.asked.text)
+        self._asks_height = _HEIGHT.search(asked_folded) is not None
+        self._asks_identifier = IDENTIFIER.search(asked_folded) is not None
+        self._attributes = {id(p): {stem(c.word) for c in p.focus} & _ATTRIBUTES for p in self.asked.parts}
+        self._years = frozenset(int(y) for y in _YEAR.findall(self.asked.text))
+        quoted = (m.group(1) or m.group(2) or m.group(3) for m in _QUOTED.finditer(self.asked.text))
+        self._quotes = tuple(q for q in quoted if q)
         # (the specific focus of each part: what `spoken` is asked about)
         parts = self.asked.parts
         focus = {c for p in parts for c in p.focus if c.word not in p.generic and c.forms}
@@ -344,7 +354,9 @@ class FitCheck:
     def _other_attribute(self, part: Part, text: str) -> Fit | None:
         """The claim's head names the thing asked about with another of its attributes: "Business address … 367
         Amanda Inlet" asked the business name, "Patient date of birth" asked the patient's name."""
-        asked = {stem(c.word) for c in part.focus} & _ATTRIBUTES
+        asked = self._attributes.get(id(part))
+        if asked is None:
+            asked = {stem(c.word) for c in part.focus} & _ATTRIBUTES
         things = [c for c in part.focus if stem(c.word) not in _ATTRIBUTES]
         if not asked or not things:
             return None
@@ -405,7 +417,7 @@ class FitCheck:
             dates += [m.span() for m in _TIME.finditer(text)]
             dates += [m.span() for m in _DAY_AND_YEAR.finditer(text)]  # "17, 1929" of a date cut after its month
             spans = [(a, b) for a, b in spans if not any(a < y and x < b for x, y in dates)]
-        if part.kind is Kind.AMOUNT and spans and not asks_count(self.asked.text):
+        if part.kind is Kind.AMOUNT and spans and not self._asks_count:
             # "1 Interest income", "8 Tax-exempt interest": a form's box number, before its caption, is no amount;
             # "3800 PROGRESS BLVD" is a street number
             focus = frozenset(c.word for c in part.focus if c.word not in part.generic)
@@ -414,7 +426,7 @@ class FitCheck:
                 (a, b) for a, b in spans if not (_BOX.fullmatch(text[a:b].strip()) and _CAPTION_NEXT.match(text, b))
             ]
             spans = [(a, b) for a, b in spans if not _STREET_NEXT.match(text, b)]
-        if spans and _HEIGHT.search(fold(self.asked.text)) and not _HEIGHT_SAID.search(fold(text)):
+        if spans and self._asks_height and not _HEIGHT_SAID.search(fold(text)):
             # "how tall": a length ("5'-06\"", "170 cm"), not any number near the person's name
             spans = [(a, b) for a, b in spans if _LENGTH_UNIT.match(text, b)]
         if spans and self.counts(part):  # a count or a quantity is no phone number, nor a count of another unit
@@ -425,9 +437,9 @@ class FitCheck:
             spans = [(a, b) for a, b in spans if not _other_unit(text, b, units)]
             # "First 800 kWh", "Next 200 kWh": a tariff's tier, not what was used
             spans = [(a, b) for a, b in spans if not _TIER.search(text, max(0, a - 16), a)]
-            if asks_count(self.asked.text) and any(_UNIT.fullmatch(w) for w in units):
+            if self._asks_count and any(_UNIT.fullmatch(w) for w in units):
                 spans = [(a, b) for a, b in spans if not is_money(text[a:b])]  # (how many kWh: not its price)
-        if part.kind is Kind.NUMBER and spans and IDENTIFIER.search(fold(self.asked.text)):
+        if part.kind is Kind.NUMBER and spans and self._asks_identifier:
             # a TIN, a postal code, an account number: not the "3" of a form's box
             spans = [(a, b) for a, b in spans if len(_DIGIT.findall(text[a:b])) >= IDENTIFIER_DIGITS]
         if part.kind in (Kind.PHONE, Kind.AMOUNT, Kind.NUMBER) and spans:
@@ -453,7 +465,7 @@ class FitCheck:
 
     def counts(self, part: Part) -> bool:
         """ "How many days", "how much", "the total": a count or a quantity, not an identifier ("account number")."""
-        return part.kind is Kind.AMOUNT or (part.kind is Kind.NUMBER and asks_count(self.asked.text))
+        return part.kind is Kind.AMOUNT or (part.kind is Kind.NUMBER and self._asks_count)
 
     def asks_amount(self, part: Part) -> bool:
         """ "How much", "the total", "the amount", "le montant": a sum of money, which a rate is not."""
@@ -536,7 +548,7 @@ class FitCheck:
     def _other_year(self, text: str) -> Fit | None:
         """A year the question gives ("in April 2017") is the answer's, where the answer dates itself: a row of
         3/23/18-4/24/18 is another year's."""
-        asked = {int(y) for y in _YEAR.findall(self.asked.text)}
+        asked = self._years
         if not asked:
             return None
         said = {int(y) for y in _YEAR.findall(text)}
@@ -549,7 +561,7 @@ class FitCheck:
     def _unquoted(self, segments: Sequence[Segment], text: str) -> Fit | None:
         """A phrase the question quotes ('My name', « Les ARN de transfert … ») is what it asks about: the answer or
         its passage says it (most of its words)."""
-        quotes = [q for q in (m.group(1) or m.group(2) or m.group(3) for m in _QUOTED.finditer(self.asked.text)) if q]
+        quotes = self._quotes
         if not quotes:
             return None
         places = [folded(text), *(folded(s.text) for s in segments)]
@@ -687,7 +699,10 @@ def _is_caption(text: str) -> bool:
     text = _BOX_CODE.sub("", text)  # "1a Physical address of each property (street, city, state, ZIP code)"
     if _DIGIT.search(text):
         return False
-    words = {stem(w) for w in _WORDS.findall(text.casefold())}
+    low = text.casefold()
+    if sum(hint in low for hint in _CAPTION_HINTS) < 2:
+        return False  # (most claims name no two fields: no stemming)
+    words = {stem(w) for w in _WORDS.findall(low)}
     if len(words & _CAPTION_WORDS) >= 3:
         return True
     # "Street address (including apt. no.)": field words and the instruction's, nothing else
@@ -697,8 +712,10 @@ def _is_caption(text: str) -> bool:
 def _is_header(text: str, known: frozenset[str]) -> bool:
     """A table's header row, "METER NO. BILLING PERIOD DAYS CURRENT PREVIOUS CONSTANT KWH": capitals, no digit, five
     words or more, two of them the question's: the columns' names, no value."""
+    if not text.isupper() or _DIGIT.search(text):  # (most claims: lower case, or a digit)
+        return False
     words = _WORDS.findall(text)
-    if len(words) < HEADER_WORDS or _DIGIT.search(text) or not all(w.isupper() for w in words):
+    if len(words) < HEADER_WORDS or not all(w.isupper() for w in words):
         return False
     return sum(w.casefold() in known for w in words) >= 2
 
