@@ -298,8 +298,12 @@ class RagStore:
         name = workspace_name(workspace_id)
         if name in self._instances:
             return self._instances[name]
+        # LightRAG makes its folder only when it finds none, which races between workers starting at once
+        # (FileExistsError): made here, where a second maker is harmless.
+        working_dir = self.settings.home / "rag"
+        working_dir.mkdir(parents=True, exist_ok=True)
         rag = LightRAG(
-            working_dir=str(self.settings.home / "rag"),
+            working_dir=str(working_dir),
             workspace=name,
             kv_storage="PGKVStorage",
             vector_storage="PGVectorStorage",
