@@ -102,6 +102,7 @@ _BOX_CODE = re.compile(r"^\s*\d{1,2}[a-z]?\b")  # a form's box number opening it
 _CAPTION_HINTS = ("name", "address", "street", "city", "town", "state", "province", "country", "zip", "code")
 _CAPTION_FILLER = frozenset(map(stem, "including incl apt no suite room or and of each if".split()))
 HEADER_WORDS = 5
+_WORD_AFTER = re.compile(r"[ \t.]+(\w+)")  # the word after a number
 _BOX = re.compile(r"\d{1,2}")  # a form's box number
 _BOX_LINE = re.compile(r"\s*\d{1,2}[a-z]?\s+[A-Z][a-z]")
 _CAPTION_NEXT = re.compile(r"\s+[A-Z][a-z]")  # "8 Tax-exempt"
@@ -445,11 +446,9 @@ class FitCheck:
         if part.kind in (Kind.PHONE, Kind.AMOUNT, Kind.NUMBER) and spans:
             # "au capital de 1 549 961 789" is no phone number; "(dont acheminement 13,28 €)" is a part of the total
             spans = [(a, b) for a, b in spans if not _PART_OR_CAPITAL.search(text, max(0, a - 40), a)]
-        if part.kind is Kind.PHONE and spans:
+        if part.kind is Kind.PHONE and spans:  # a fax number is labelled "Fax:", and a phone number is not
             fax = "fax" in self.known
-            spans = [(a, b) for a, b in spans if _FAX_BEFORE.search(text, max(0, a - 12), a) or not fax]
-            if not fax:  # a phone number is not the number labelled "Fax:"
-                spans = [(a, b) for a, b in spans if not _FAX_BEFORE.search(text, max(0, a - 12), a)]
+            spans = [(a, b) for a, b in spans if (_FAX_BEFORE.search(text, max(0, a - 12), a) is not None) == fax]
         if not spans:
             return Fit(KIND_FIT, f"asks for {_KIND_NOUNS[part.kind]}; the answer has none")
         if (
@@ -722,8 +721,8 @@ def _is_header(text: str, known: frozenset[str]) -> bool:
 
 def _named_after(text: str, end: int, focus: frozenset[str]) -> bool:
     """The words right after the number ending at `end` are the thing asked about: "1 Interest income"."""
-    after = _WORDS.match(text, end + len(text[end:]) - len(text[end:].lstrip(" \t.")))
-    return after is not None and after.start() > end and stem(after.group().casefold()) in {stem(w) for w in focus}
+    after = _WORD_AFTER.match(text, end)
+    return after is not None and stem(after.group(1).casefold()) in {stem(w) for w in focus}
 
 
 def _other_unit(text: str, end: int, asked: frozenset[str] | set[str]) -> bool:
