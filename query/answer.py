@@ -19,7 +19,7 @@ from query.match import SegmentSource
 from query.model import ResolvedSection, SectionCitation, as_segments
 from query.parse import parse_answer, without_surrogates
 from query.question import Words, words_of
-from query.quote import Quote, find_quote, quote_boxes, quotes_boxes, snippet_preview
+from query.quote import Quote, find_quotes, quotes_boxes, snippet_preview
 from query.resolve import SectionResolver, as_source, mentioned_ids
 from query.verify import Verifier
 
@@ -176,7 +176,8 @@ def citation_payload(
     `quote` is the passage of the first claim it backs; `quotes` one passage per claim (`with_claim` adds the
     next ones), `boxes` the lines of them all."""
     segment = citation.segment
-    quote = find_quote(segment, citation.claim)
+    quotes = find_quotes(segment, citation.claim)
+    quote = quotes[0]
     return {
         "number": number,
         "segment_id": segment.segment_id if segment_id is None else segment_id,
@@ -186,8 +187,8 @@ def citation_payload(
         "snippet_preview": snippet_preview(segment.text, quote.start, quote.end),
         "bbox": _box(segment.bbox) if segment.bbox else None,
         "quote": quote.to_dict(),
-        "quotes": [quote.to_dict()],
-        "boxes": quote_boxes(segment, quote),
+        "quotes": [q.to_dict() for q in quotes],
+        "boxes": quotes_boxes(segment, quotes),
         "method": citation.method,
         "citation_status": section.status,
         "citation_score": citation.score,
@@ -201,10 +202,11 @@ def with_claim(payload: dict[str, Any], citation: SectionCitation) -> dict[str, 
     """The citation `payload` also backing `citation.claim`: its passage added to `quotes` (in the order of the
     claims, once each), its lines to `boxes`. `quote`, the number and the rest never change."""
     segment = citation.segment
-    quote = find_quote(segment, citation.claim).to_dict()
-    if any((q["start"], q["end"]) == (quote["start"], quote["end"]) for q in payload["quotes"]):
+    held = {(q["start"], q["end"]) for q in payload["quotes"]}
+    added = [q.to_dict() for q in find_quotes(segment, citation.claim) if (q.start, q.end) not in held]
+    if not added:
         return payload
-    quotes = [*payload["quotes"], quote]
+    quotes = [*payload["quotes"], *added]
     return {**payload, "quotes": quotes, "boxes": quotes_boxes(segment, [Quote(**q) for q in quotes])}
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from ingest import Segment
 from ingest.tables import EMPTY_CELL
+from query.layout import layout_pairs
 from query.markers import split_sentences
 
 SHORT_LINE = 60  # characters: a line this short, with no label of its own, is labelled by the line above it
@@ -35,7 +36,11 @@ def candidates_of(segment: Segment, order: int) -> list[Candidate]:
     if segment.kind == "table" or (lines and all(" | " in line or line.endswith("|") for line in lines)):
         header = lines[0] if segment.kind == "table" else ""
         return [Candidate(row, segment, order, True, header) for row in filter(None, map(_row, lines))]
-    return [Candidate(text, segment, order, False, header) for text, header in candidate_texts(lines)]
+    read = [Candidate(text, segment, order, False, header) for text, header in candidate_texts(lines)]
+    seen = {c.text for c in read}
+    # where the boxes show a value beside its label that reading order put apart (query.layout)
+    shown = [Candidate(p.text, segment, order, p.row, p.header) for p in layout_pairs(segment) if p.text not in seen]
+    return read + shown
 
 
 def candidate_texts(lines: list[str]) -> list[tuple[str, str]]:

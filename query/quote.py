@@ -37,11 +37,33 @@ class Quote(msgspec.Struct, frozen=True):  # a Struct: built in C, one per citat
 
 def find_quote(segment: Segment, claim: str) -> Quote:
     """The run of units of `segment` that best supports `claim` (its first unit when nothing does)."""
+    return find_quotes(segment, claim)[0]
+
+
+def find_quotes(segment: Segment, claim: str) -> list[Quote]:
+    """`find_quote`'s run, and where the claim's numbers are that it lacks: the value printed right of its label
+    ("Tax (10%):" … "$1,767.97", far apart in reading order; `query.layout`) is quoted too, so that the reader sees
+    it highlighted."""
     text = passage(segment.text, segment.kind == "table")
     if not text.units:
-        return _quote(segment, 0, len(segment.text))
+        return [_quote(segment, 0, len(segment.text))]
     first, last = _best_run(claim, text) or _aligned_run(claim, text)
-    return _quote(segment, text.units[first][0], text.units[last][1])
+    quotes = [_quote(segment, text.units[first][0], text.units[last][1])]
+    said = analyse_claim(claim)
+    lacking = {
+        part
+        for readings, part in said.parts
+        if not any(first <= i <= last for reading in readings for i in text.number_units.get(reading, ()))
+    }
+    where = {part: {i for r in readings for i in text.number_units.get(r, ())} for readings, part in said.parts}
+    while lacking and len(quotes) < MAX_RUN:
+        holding = {i: sum(i in where[part] for part in lacking) for part in lacking for i in where[part]}
+        if not holding:
+            break
+        unit = min(holding, key=lambda i: (-holding[i], i))
+        quotes.append(_quote(segment, *text.units[unit]))
+        lacking -= {part for part in lacking if unit in where[part]}
+    return quotes
 
 
 def quote_boxes(segment: Segment, quote: Quote) -> list[dict[str, Any]]:
