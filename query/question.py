@@ -169,6 +169,10 @@ _ALIASES = {
     "unit": ("quantity", "qty"),
     "amount": ("amt",),
     "phone": ("tel",),
+    # a question's verb for the field that records it: "when was she born" asks her date of birth
+    "born": ("birth", "dob", "naissance", "nacimiento", "geburt"),
+    "tall": ("height", "hgt"),
+    "debited": ("debit", "prélevé", "prélèvement", "cargo", "abbuchung"),
 }
 # One word in several languages: a question in one finds a document in another, either way.
 _SYNONYMS = (

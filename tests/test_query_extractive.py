@@ -577,3 +577,26 @@ def test_a_bare_label_is_never_an_answer() -> None:
     label_only = Segment("inv", 0, 0, "paragraph", "Subtotal:\nDiscounts (21%):\nTax (10%):\nShipping:")
     assert extractive_sections("What is the shipping cost?", [label_only]) == [{"text": NOT_FOUND, "source_ids": []}]
     assert extractive_sections("Tax", [label_only]) == [{"text": NOT_FOUND, "source_ids": []}]
+
+
+# A question's verb for the field that records it (issue 31) ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "fixture", "value"),
+    [
+        ("When was Happy Traveler born?", "us_passport_pix2info_specimen_snake.json", "05 FEB 1965"),
+        ("How tall is Brenda Sample according to her driver's license?", "us_driver_license_dl3_1p.json", "5'-06\""),
+    ],
+)
+def test_a_verb_asks_for_the_field_that_records_it(docai_real_dir, question: str, fixture: str, value: str) -> None:
+    """ "born" is asked of a date of birth, "how tall" of a height (HGT), whatever the form calls them."""
+    content, cited = answered(question, ingested(docai_real_dir / fixture))
+    assert value in content and len(cited) == 1 and cited[0].page_idx == 0
+
+
+def test_debited_asks_for_the_direct_debit_date_of_a_french_invoice(docai_dir) -> None:
+    content, cited = answered(
+        "On what date will the EDF invoice be debited?", ingested(docai_dir / "invoice_parser_edf_2p_snake_case.json")
+    )
+    assert content == "Prélevé le: 28/12/2022 [1]" and cited[0].page_idx == 0
