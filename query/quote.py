@@ -41,29 +41,19 @@ def find_quote(segment: Segment, claim: str) -> Quote:
 
 
 def find_quotes(segment: Segment, claim: str) -> list[Quote]:
-    """`find_quote`'s run, and where the claim's numbers are that it lacks: the value printed right of its label
-    ("Tax (10%):" … "$1,767.97", far apart in reading order; `query.layout`) is quoted too, so that the reader sees
-    it highlighted."""
+    """`find_quote`'s run, then the units holding the claim's numbers that it lacks: the value printed right of its
+    label ("Tax (10%):" … "$1,767.97", far apart in reading order; `query.layout`) is quoted too, so that the
+    reader sees it highlighted. Only a number one unit holds is looked for: the "12" of every row of an invoice
+    could be any of them."""
     text = passage(segment.text, segment.kind == "table")
     if not text.units:
         return [_quote(segment, 0, len(segment.text))]
     first, last = _best_run(claim, text) or _aligned_run(claim, text)
     quotes = [_quote(segment, text.units[first][0], text.units[last][1])]
-    said = analyse_claim(claim)
-    lacking = {
-        part
-        for readings, part in said.parts
-        if not any(first <= i <= last for reading in readings for i in text.number_units.get(reading, ()))
-    }
-    where = {part: {i for r in readings for i in text.number_units.get(r, ())} for readings, part in said.parts}
-    while lacking and len(quotes) < MAX_RUN:
-        holding = {i: sum(i in where[part] for part in lacking) for part in lacking for i in where[part]}
-        if not holding:
-            break
-        unit = min(holding, key=lambda i: (-holding[i], i))
-        quotes.append(_quote(segment, *text.units[unit]))
-        lacking -= {part for part in lacking if unit in where[part]}
-    return quotes
+    parts = analyse_claim(claim).parts
+    holders = ({i for r in readings for i in text.number_units.get(r, ())} for readings, _ in parts)
+    elsewhere = sorted({unit for held in holders if len(held) == 1 for unit in held if not first <= unit <= last})
+    return quotes + [_quote(segment, *text.units[unit]) for unit in elsewhere[: MAX_RUN - 1]]
 
 
 def quote_boxes(segment: Segment, quote: Quote) -> list[dict[str, Any]]:
@@ -131,10 +121,10 @@ def _best_run(claim: str, text: Passage) -> tuple[int, int] | None:
     if not best:
         return None
     first = scores.index(best)
-    if scores.count(best) > 1:  # the first of the shortest
+    if scores.count(best) > 1:  # the first of the most telling, then of the shortest
         units = text.units
         tied = (i for i, score in enumerate(scores) if score == best)
-        first = min(tied, key=lambda i: units[i][1] - units[i][0])
+        first = min(tied, key=lambda i: (_repeats(i, said.parts, text), units[i][1] - units[i][0]))
     last = first
     run = set(held[first])
     while last - first + 1 < MAX_RUN:
@@ -149,6 +139,16 @@ def _best_run(claim: str, text: Passage) -> tuple[int, int] | None:
             first -= 1
             run |= before
     return first, last
+
+
+def _repeats(unit: int, parts: Any, text: Passage) -> int:
+    """How many units hold the claim's numbers that `unit` holds: the "12" of every row of an invoice tells least
+    where the claim is, its "$1,299.99" most."""
+    return sum(
+        len(holders)
+        for readings, _ in parts
+        if unit in (holders := {i for r in readings for i in text.number_units.get(r, ())})
+    )
 
 
 def _aligned_run(claim: str, text: Passage) -> tuple[int, int]:
