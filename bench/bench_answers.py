@@ -12,8 +12,9 @@ outcomes were read during it) and bench/answers_blind.json (written during it, r
 bench/answers_fit_tuning.json (tuned on), bench/answers_fit_heldout.json (held out, its outcomes read since),
 bench/answers_tuning2.json, bench/answers_tuning3.json and bench/answers_tuning4.json (each written as a held-out set
 by someone who did not read the answerer, measured once, then tuned on), bench/answers_heldout5.json and
-bench/answers_heldout6.json (written likewise, measured only). Several files share one ingest and are reported one by one. Only the CLI's public
-behaviour is used: the page and text of a context segment come from `segcite segments` of the same file.
+bench/answers_heldout6.json (written likewise, measured only). Several files share one ingest and are reported one
+by one. Only the CLI's public behaviour is used: the page and text of a context segment come from `segcite
+segments` of the same file.
 
 `--replay` re-answers the questions offline, in seconds, on the contexts a previous run's `--out` recorded (the
 `extractive` answerer, then `query.build_answer` with the recorded segments as the workspace): a quick check of a
