@@ -14,7 +14,7 @@ from rapidfuzz import fuzz
 
 from ingest import Segment, neutralize_seg_tags
 from query.defuse import defused, unchanged_by_neutralizing
-from query.lexical import Passage, passage
+from query.lexical import Claim, Passage, passage
 from query.lexical import claim as analyse_claim
 
 _SPACE = re.compile(r"\s+")
@@ -48,9 +48,10 @@ def find_quotes(segment: Segment, claim: str) -> list[Quote]:
     text = passage(segment.text, segment.kind == "table")
     if not text.units:
         return [_quote(segment, 0, len(segment.text))]
-    first, last = _best_run(claim, text) or _aligned_run(claim, text)
+    said = analyse_claim(claim)
+    first, last = _best_run(said, text) or _aligned_run(claim, text)
     quotes = [_quote(segment, text.units[first][0], text.units[last][1])]
-    parts = analyse_claim(claim).parts
+    parts = said.parts
     holders = ({i for r in readings for i in text.number_units.get(r, ())} for readings, _ in parts)
     elsewhere = sorted({unit for held in holders if len(held) == 1 for unit in held if not first <= unit <= last})
     return quotes + [_quote(segment, *text.units[unit]) for unit in elsewhere[: MAX_RUN - 1]]
@@ -103,10 +104,9 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _best_run(claim: str, text: Passage) -> tuple[int, int] | None:
+def _best_run(said: Claim, text: Passage) -> tuple[int, int] | None:
     """(first, last) unit of the quote: the unit holding most of the claim's words and numbers (numbers count
     double; the shorter on ties), widened by a neighbour only while the neighbour adds some the run lacks."""
-    said = analyse_claim(claim)
     held: list[frozenset[str]] = list(map(said.plain.intersection, text.unit_words))
     scores = list(map(len, held))
     numbers_held: dict[int, set[str]] = {}  # unit -> the claim's numbers it holds, as `#value` parts
