@@ -13,6 +13,7 @@ import msgspec
 from rapidfuzz import fuzz
 
 from ingest import Segment, neutralize_seg_tags
+from query.candidates import label_of
 from query.defuse import defused, unchanged_by_neutralizing
 from query.lexical import Claim, Passage, passage
 from query.lexical import claim as analyse_claim
@@ -41,20 +42,27 @@ def find_quote(segment: Segment, claim: str) -> Quote:
 
 
 def find_quotes(segment: Segment, claim: str) -> list[Quote]:
-    """`find_quote`'s run, then the units holding the claim's numbers that it lacks: the value printed right of its
-    label ("Tax (10%):" … "$1,767.97", far apart in reading order; `query.layout`) is quoted too, so that the
-    reader sees it highlighted. Only a number one unit holds is looked for: the "12" of every row of an invoice
-    could be any of them."""
+    """`find_quote`'s run, and the units holding the claim's numbers that it lacks: the value printed right of its
+    label ("Tax (10%):" … "$1,767.97", far apart in reading order; `query.layout`) is quoted too, and first, as the
+    passage a client shows when it shows one. Only a number one unit holds is looked for: the "12" of every row of
+    an invoice could be any of them."""
     text = passage(segment.text, segment.kind == "table")
     if not text.units:
         return [_quote(segment, 0, len(segment.text))]
     said = analyse_claim(claim)
     first, last = _best_run(said, text) or _aligned_run(claim, text)
-    quotes = [_quote(segment, text.units[first][0], text.units[last][1])]
-    parts = said.parts
-    holders = ({i for r in readings for i in text.number_units.get(r, ())} for readings, _ in parts)
-    elsewhere = sorted({unit for held in holders if len(held) == 1 for unit in held if not first <= unit <= last})
-    return quotes + [_quote(segment, *text.units[unit]) for unit in elsewhere[: MAX_RUN - 1]]
+    run = range(first, last + 1)
+    held = {part: {i for r in readings for i in text.number_units.get(r, ())} for readings, part in said.parts}
+    elsewhere = sorted({unit for units in held.values() if len(units) == 1 for unit in units if unit not in run})
+    if not elsewhere:
+        return [_quote(segment, text.units[first][0], text.units[last][1])]
+    elsewhere = elsewhere[: MAX_RUN - 1]
+    value = {part for _, part in analyse_claim(claim[len(label_of(claim, False)) :]).parts}
+    value_units = {unit for part in value & held.keys() for unit in held[part]}
+    ordered = [(first, last), *((unit, unit) for unit in elsewhere)]
+    if value_units and value_units.isdisjoint(run):  # the run holds the label only: the value comes first
+        ordered.sort(key=lambda span: span[0] not in value_units)
+    return [_quote(segment, text.units[a][0], text.units[b][1]) for a, b in ordered]
 
 
 def quote_boxes(segment: Segment, quote: Quote) -> list[dict[str, Any]]:

@@ -100,7 +100,7 @@ def test_the_google_invoice_s_amounts_are_read_with_their_labels(google_text, qu
     (citation,) = payload["metadata"]["citations"]
     assert citation["page_idx"] == 0 and citation["segment_id"] == "google:0"
     value = answer.rsplit(" ", 1)[1]
-    assert any(q["text"] == value for q in citation["quotes"])  # the value is quoted, not only its label
+    assert citation["quote"]["text"] == value  # the value is quoted (first), not only its label
     assert value_box in {(round(b["x0"], 3), round(b["y0"], 3)) for b in citation["boxes"]}
 
 
