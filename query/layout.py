@@ -39,7 +39,7 @@ def layout_pairs(segment: Segment) -> list[LayoutPair]:
     for cells in rows:
         if len(cells) < TABLE_CELLS:
             header = ""  # a table ends where its rows do
-        elif not any(map(_is_value, cells)):
+        elif not any(map(_holds_value, cells)):
             header = " | ".join(cells)  # column heads: the rows under them are read with them
             continue
         elif header and not cells[0].endswith(":"):
@@ -71,7 +71,7 @@ def _labelled_values(cells: list[str]) -> list[str]:
     out: list[str] = []
     label, values = "", []
     for cell in [*cells, ""]:
-        if cell and _is_value(cell):
+        if cell and _holds_value(cell):
             values.append(cell)
             continue
         if label and values:
@@ -80,6 +80,6 @@ def _labelled_values(cells: list[str]) -> list[str]:
     return out
 
 
-def _is_value(cell: str) -> bool:
+def _holds_value(cell: str) -> bool:
     """A short cell holding a digit and no label of its own: "$1,767.97", "Sep 24, 2019", "12"."""
     return len(cell) <= MAX_VALUE_CHARS and any(c.isdigit() for c in cell) and not cell.endswith(":")

@@ -50,9 +50,9 @@ def find_quotes(segment: Segment, claim: str) -> list[Quote]:
     if not text.units:
         return [_quote(segment, 0, len(segment.text))]
     said = analyse_claim(claim)
-    first, last = _best_run(said, text) or _aligned_run(claim, text)
+    held = _number_units(said, text)
+    first, last = _best_run(said, text, held) or _aligned_run(claim, text)
     run = range(first, last + 1)
-    held = {part: {i for r in readings for i in text.number_units.get(r, ())} for readings, part in said.parts}
     elsewhere = sorted({unit for units in held.values() if len(units) == 1 for unit in units if unit not in run})
     if not elsewhere:
         return [_quote(segment, text.units[first][0], text.units[last][1])]
@@ -112,16 +112,21 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _best_run(said: Claim, text: Passage) -> tuple[int, int] | None:
+def _number_units(said: Claim, text: Passage) -> dict[str, set[int]]:
+    """Each of the claim's numbers (its `#value` part) -> the units that hold it, in any of its readings."""
+    return {part: {i for r in readings for i in text.number_units.get(r, ())} for readings, part in said.parts}
+
+
+def _best_run(said: Claim, text: Passage, numbers: dict[str, set[int]]) -> tuple[int, int] | None:
     """(first, last) unit of the quote: the unit holding most of the claim's words and numbers (numbers count
-    double; the shorter on ties), widened by a neighbour only while the neighbour adds some the run lacks."""
+    double; on ties, the one whose numbers fewest units hold, then the shorter), widened by a neighbour only while
+    the neighbour adds some the run lacks. `numbers`: `_number_units`."""
     held: list[frozenset[str]] = list(map(said.plain.intersection, text.unit_words))
     scores = list(map(len, held))
     numbers_held: dict[int, set[str]] = {}  # unit -> the claim's numbers it holds, as `#value` parts
-    for readings, part in said.parts:
-        for reading in readings:
-            for i in text.number_units.get(reading, ()):
-                numbers_held.setdefault(i, set()).add(part)
+    for part, units in numbers.items():
+        for i in units:
+            numbers_held.setdefault(i, set()).add(part)
     for i, parts in numbers_held.items():
         held[i] = held[i] | parts
         scores[i] += 2 * len(parts)
@@ -132,7 +137,9 @@ def _best_run(said: Claim, text: Passage) -> tuple[int, int] | None:
     if scores.count(best) > 1:  # the first of the most telling, then of the shortest
         units = text.units
         tied = (i for i, score in enumerate(scores) if score == best)
-        first = min(tied, key=lambda i: (_repeats(i, said.parts, text), units[i][1] - units[i][0]))
+        # (the "12" of every row of an invoice tells least where the claim is, its "$1,299.99" most)
+        repeats = {i: sum(len(holders) for holders in numbers.values() if i in holders) for i in numbers_held}
+        first = min(tied, key=lambda i: (repeats.get(i, 0), units[i][1] - units[i][0]))
     last = first
     run = set(held[first])
     while last - first + 1 < MAX_RUN:
@@ -147,16 +154,6 @@ def _best_run(said: Claim, text: Passage) -> tuple[int, int] | None:
             first -= 1
             run |= before
     return first, last
-
-
-def _repeats(unit: int, parts: Any, text: Passage) -> int:
-    """How many units hold the claim's numbers that `unit` holds: the "12" of every row of an invoice tells least
-    where the claim is, its "$1,299.99" most."""
-    return sum(
-        len(holders)
-        for readings, _ in parts
-        if unit in (holders := {i for r in readings for i in text.number_units.get(r, ())})
-    )
 
 
 def _aligned_run(claim: str, text: Passage) -> tuple[int, int]:
