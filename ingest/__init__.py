@@ -15,6 +15,7 @@ from ingest.tags import (
     split_ids,
     tagged_text,
     take_seg_tags,
+    without_leading_tag,
 )
 
 __all__ = [
@@ -34,4 +35,5 @@ __all__ = [
     "split_ids",
     "tagged_text",
     "take_seg_tags",
+    "without_leading_tag",
 ]

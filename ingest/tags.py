@@ -83,6 +83,13 @@ def leading_tag_id(chunk_content: str) -> str | None:
     return make_segment_id(*parsed) if parsed else None
 
 
+def without_leading_tag(chunk_content: str) -> str:
+    """A RAG chunk's text without the tag it starts with (`tagged_text`'s body): what an embedding should read. The
+    tag's id is a random UUID: hashed with the text, its pieces were most of a short segment's features."""
+    match = _LEADING_TAG.match(chunk_content)
+    return chunk_content[match.end() :].lstrip() if match else chunk_content
+
+
 def take_seg_tags(text: str) -> tuple[str, list[str]]:
     """The text with every SEG tag a model wrote removed, and the ids those tags held (raw, in order).
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import uuid
+
 import numpy as np
 
+from ingest import Segment, tagged_text
 from query.terms import embedding_features
 from worker.embeddings import hash_embed
 
@@ -62,3 +65,14 @@ def test_embeddings_are_deterministic_normalized_and_of_the_set_dimension():
     assert first.dtype == np.float32
     assert np.array_equal(first, again)
     assert np.allclose(np.linalg.norm(first, axis=1), 1.0)
+
+
+def test_a_segments_vector_is_its_texts_whatever_its_id():
+    """The RAG chunk starts with `[SEG=<document_id>:<index>]`: a random UUID per ingest. Hashed with the text, its
+    pieces were most of a field's features ("Total: 544.99"), so one file ingested twice got two vectors and a
+    question met each segment through hash collisions with the id."""
+    text = "SALE | Total: | 544.99"
+    first, second = (Segment(str(uuid.uuid4()), 1, 0, "table", text, None, None, None) for _ in range(2))
+    tagged = hash_embed([tagged_text(first), tagged_text(second), text], 1024)
+    assert np.array_equal(tagged[0], tagged[1]) and np.array_equal(tagged[0], tagged[2])
+    assert np.count_nonzero(tagged[0]) == len(embedding_features(text))  # (no collision among 7 features here)

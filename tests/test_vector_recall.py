@@ -128,3 +128,20 @@ def test_chunks_stored_before_migration_012_get_their_vectors_at_first_use(
     distances = exact_distances(rag, "kappa theta", segments)
     kth = sorted(distances.values())[K - 1]
     assert len(found) == K and all(distances[i] <= kth + 1e-3 for i in found)
+
+
+def test_only_segments_sharing_a_word_with_the_question_are_found_in_the_same_order_in_every_workspace(
+    rag: RagStore,
+) -> None:
+    """The rest score 0: returned, they came in the table's physical order, different in two workspaces of the same
+    files, and fusion counted them as hits (a receipt's total pushed out of the context now and then)."""
+    texts = ["alpha beta invoice total.", "gamma delta.", "omega sigma receipt.", "kappa lambda.", "theta total."]
+    rankings = []
+    for _ in range(2):
+        workspace, document = str(uuid.uuid4()), str(uuid.uuid4())
+        segments = [Segment(document, i, 0, "paragraph", t, None, None, None) for i, t in enumerate(texts)]
+        assert rag.replace_document(workspace, document, segments) == len(texts)
+        found = rag.retrieve(workspace, "What is the receipt total?", K)
+        rankings.append([int(i.rsplit(":", 1)[1]) for i in found])
+    assert rankings[0] == rankings[1]
+    assert sorted(rankings[0]) == [0, 2, 4]  # "total", "receipt", "total": not "gamma delta" nor "kappa lambda"

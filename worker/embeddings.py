@@ -9,6 +9,7 @@ from typing import Protocol
 
 import numpy as np
 
+from ingest import without_leading_tag
 from query.terms import embedding_features
 from worker.errors import PermanentError
 from worker.openai_client import classified, openai_client
@@ -24,10 +25,12 @@ class Embedder(Protocol):
 
 def hash_embed(texts: Sequence[str], dim: int) -> np.ndarray:
     """Offline, deterministic embeddings: signed hashes of weighted content words and word pairs
-    (`query.terms.embedding_features`: no stopwords, rarer features weigh more), L2-normalized."""
+    (`query.terms.embedding_features`: no stopwords, rarer features weigh more), L2-normalized. A chunk's SEG tag
+    is not read: its document id, a random UUID, gave a short segment (a field) more features than its text, so
+    two ingests of one file got different vectors and every question met each segment through hash collisions."""
     out = np.zeros((len(texts), dim), dtype=np.float32)
     for row, text in enumerate(texts):
-        for feature, weight in embedding_features(text).items():
+        for feature, weight in embedding_features(without_leading_tag(text)).items():
             digest = int.from_bytes(hashlib.blake2b(feature.encode(), digest_size=8).digest(), "little")
             out[row, digest % dim] += weight if digest >> 63 else -weight
         norm = float(np.linalg.norm(out[row]))

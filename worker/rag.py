@@ -68,8 +68,12 @@ INIT_LOCK_WAIT = 120.0
 # Forced off the sequential scan: it reads every workspace's rows, so it would grow with the table; a bitmap
 # scan of the workspace's primary key prefix reads only its pages.
 _EXACT_SEARCH_PLAN = "set local enable_seqscan = off"
+# Only rows that share a feature with the question (a positive inner product): the rest all score 0, and their
+# order, the table's physical order, would differ between two workspaces of the same files, yet fusion would count
+# them as hits.
 _EXACT_SEARCH = (
     "select document_id, segment_index from segcite_hash_vectors where model = $1 and workspace_id = $2 "
+    "and embedding <#> $3 < 0 "
     "order by embedding <#> $3 limit $4"  # negative inner product: the vectors are normalized, so cosine order
 )
 _DELETE_HASH_VECTORS = "delete from segcite_hash_vectors where workspace_id = $1 and document_id = $2"
