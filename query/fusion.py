@@ -63,19 +63,24 @@ def reciprocal_rank_fusion(rankings: Sequence[Sequence[str]], k: int = RRF_K) ->
     return sorted(scores, key=lambda i: (-scores[i], best[i]))
 
 
-def distinct_texts(segment_ids: Iterable[str], texts: Mapping[str, str]) -> list[str]:
+def distinct_texts(segment_ids: Iterable[str], texts: Mapping[str, str], laid_out: Collection[str] = ()) -> list[str]:
     """The ids in order, without those whose text (whitespace-normalized) an earlier one already has. An id
-    with no known text is kept: nothing says it repeats another."""
+    with no known text is kept: nothing says it repeats another. Of two with one text, one `laid_out` (a segment
+    with its lines' boxes) takes the place of one without: a text-only copy of a page (a splitter's output) and
+    the page itself read one text, and only the page can be highlighted and read by its layout (query.layout)."""
     kept: list[str] = []
-    seen: set[str] = set()
+    place: dict[str, int] = {}  # text -> its place in `kept`
     for segment_id in segment_ids:
         text = texts.get(segment_id)
-        if text is not None:
-            key = " ".join(text.split())
-            if key in seen:
-                continue
-            seen.add(key)
-        kept.append(segment_id)
+        if text is None:
+            kept.append(segment_id)
+            continue
+        key = " ".join(text.split())
+        if key not in place:
+            place[key] = len(kept)
+            kept.append(segment_id)
+        elif segment_id in laid_out and kept[place[key]] not in laid_out:
+            kept[place[key]] = segment_id
     return kept
 
 
@@ -92,15 +97,17 @@ def fuse(
     top_k: int,
     k: int = RRF_K,
     fields: Collection[str] = (),
+    laid_out: Collection[str] = (),
 ) -> list[str]:
-    """The context ids: rankings fused, repeated texts dropped, at most `top_k`; then the best-ranked `fields`
-    (ids of segments of kind `field`) of the documents in it, at most `top_k // 2` more.
+    """The context ids: rankings fused, repeated texts dropped (of two copies, one `laid_out` stays:
+    `distinct_texts`), at most `top_k`; then the best-ranked `fields` (ids of segments of kind `field`) of the
+    documents in it, at most `top_k // 2` more.
 
     A field (`Total amount: 62,86`) is short and dense: ranked with the rest, the fields of every invoice of the
     workspace would fill the context, each without the words that say which document it is from. So fields ride
     along with their documents: the other segments decide which documents the question is about, and their
     fields join them."""
-    ranked = distinct_texts(reciprocal_rank_fusion(rankings, k), texts)
+    ranked = distinct_texts(reciprocal_rank_fusion(rankings, k), texts, laid_out)
     if not fields:
         return ranked[:top_k]
     chosen = [i for i in ranked if i not in fields][:top_k]

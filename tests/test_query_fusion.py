@@ -51,6 +51,18 @@ def test_a_field_repeats_only_another_field():
     assert distinct_texts([i for i, _, _ in segments], texts) == ["inv:0", "inv:7"]
 
 
+def test_of_two_copies_of_one_text_the_one_with_the_pages_boxes_takes_the_better_place():
+    """The procurement splitter's text-only copy of the Google invoice and the Invoice parser's page read one text:
+    whichever ranked first was kept, and from the copy the tax beside its label (query.layout) and the page's boxes
+    were out of reach. The page takes the copy's place; a third copy without boxes changes nothing."""
+    texts = {"copy:0": "Google\nINVOICE", "other:3": "Hubble", "page:0": "Google INVOICE", "copy2:0": "Google INVOICE"}
+    ranked = ["copy:0", "other:3", "page:0", "copy2:0"]
+    assert distinct_texts(ranked, texts) == ["copy:0", "other:3"]
+    assert distinct_texts(ranked, texts, laid_out={"page:0"}) == ["page:0", "other:3"]
+    assert distinct_texts(ranked, texts, laid_out={"copy:0", "page:0"}) == ["copy:0", "other:3"]
+    assert fuse([ranked], texts, 2, laid_out={"page:0"}) == ["page:0", "other:3"]
+
+
 def test_distinct_texts_keeps_ids_without_a_known_text():
     assert distinct_texts(["a:0", "b:0", "a:1"], {"a:0": "same", "a:1": "same"}) == ["a:0", "b:0"]
 

@@ -42,5 +42,6 @@ def retrieve_context(rag: RagStore, segments: WorkspaceSegments, question: str, 
     ranked_full_text = [s.segment_id for s in full_text]
     texts = {i: duplicate_key(s.kind, s.text) for i, s in found.items()}
     fields = {i for i, s in found.items() if s.kind == "field"}  # they ride along with their documents
-    chosen = fuse([ranked_vector, ranked_full_text], texts, top_k, fields=fields)
+    laid_out = {i for i, s in found.items() if s.lines}  # of two copies of one text, the one with boxes
+    chosen = fuse([ranked_vector, ranked_full_text], texts, top_k, fields=fields, laid_out=laid_out)
     return [found[i] for i in chosen]
