@@ -72,9 +72,9 @@ _EXACT_SEARCH_PLAN = "set local enable_seqscan = off"
 # order, the table's physical order, would differ between two workspaces of the same files, yet fusion would count
 # them as hits.
 _EXACT_SEARCH = (
-    "select document_id, segment_index from segcite_hash_vectors where model = $1 and workspace_id = $2 "
-    "and embedding <#> $3 < 0 "
-    "order by embedding <#> $3 limit $4"  # negative inner product: the vectors are normalized, so cosine order
+    "select document_id, segment_index from (select document_id, segment_index, embedding <#> $3 as distance "
+    "from segcite_hash_vectors where model = $1 and workspace_id = $2) as scored "
+    "where distance < 0 order by distance limit $4"  # negative inner product (normalized vectors: cosine order)
 )
 _DELETE_HASH_VECTORS = "delete from segcite_hash_vectors where workspace_id = $1 and document_id = $2"
 # Chunks of a workspace stored before migration 012, whose sparse copy is written at first use (`_backfill`).
