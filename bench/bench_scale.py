@@ -294,15 +294,23 @@ def exact_cutoff(conn: psycopg.Connection, table: str, workspace_id: str, vector
 def recall(
     conn: psycopg.Connection, table: str, workspace_id: str, vector: np.ndarray, found: list[str], cutoff: float
 ) -> float:
-    """Share of the K found that are among the exact top K. Hash vectors tie often (a question sharing no
-    feature with a segment is at distance 1 from it), so "among" means: no farther than the exact K-th."""
+    """Share of the exact top K that was found. Hash vectors tie often (a question sharing no feature with a
+    segment is at distance 1 from it), so "among" means: no farther than the exact K-th; and the exact top K holds
+    only segments nearer than 1, as the hash search returns only those (worker/rag.py)."""
     pairs = [(d, int(i)) for d, _, i in (f.rpartition(":") for f in found)]
+    cast = vector_type(conn, table)
     rows = conn.execute(
-        f'select content_vector <=> %s::{vector_type(conn, table)} from "{table}" where workspace = %s '
+        f'select content_vector <=> %s::{cast} from "{table}" where workspace = %s '
         "and (full_doc_id, chunk_order_index) in (select * from unnest(%s::text[], %s::int[]))",
         (vector_literal(vector), workspace_name(workspace_id), [d for d, _ in pairs], [i for _, i in pairs]),
     ).fetchall()
-    return min(RECALL_K, sum(r[0] <= cutoff + 1e-6 for r in rows)) / RECALL_K
+    near = conn.execute(
+        f'select count(*) from (select 1 from "{table}" where workspace = %s and content_vector <=> %s::{cast} < %s '
+        "limit %s) as n",
+        (workspace_name(workspace_id), vector_literal(vector), 1 - 1e-6, RECALL_K),
+    ).fetchone()[0]
+    expected = near if cutoff >= 1 - 1e-6 else RECALL_K  # fewer than K share a feature: all of them
+    return min(expected, sum(r[0] <= cutoff + 1e-6 for r in rows)) / expected if expected else 1.0
 
 
 def questions_for(space: Workspace, text: Text, count: int) -> list[str]:
