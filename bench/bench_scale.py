@@ -304,12 +304,12 @@ def recall(
         "and (full_doc_id, chunk_order_index) in (select * from unnest(%s::text[], %s::int[]))",
         (vector_literal(vector), workspace_name(workspace_id), [d for d, _ in pairs], [i for _, i in pairs]),
     ).fetchall()
-    near = conn.execute(
-        f'select count(*) from (select 1 from "{table}" where workspace = %s and content_vector <=> %s::{cast} < %s '
-        "limit %s) as n",
-        (workspace_name(workspace_id), vector_literal(vector), 1 - 1e-6, RECALL_K),
-    ).fetchone()[0]
-    expected = near if cutoff >= 1 - 1e-6 else RECALL_K  # fewer than K share a feature: all of them
+    expected = RECALL_K
+    if cutoff >= 1 - 1e-6:  # fewer than K share a feature with the question: all of those
+        expected = conn.execute(
+            f'select count(*) from "{table}" where workspace = %s and content_vector <=> %s::{cast} < %s',
+            (workspace_name(workspace_id), vector_literal(vector), 1 - 1e-6),
+        ).fetchone()[0]
     return min(expected, sum(r[0] <= cutoff + 1e-6 for r in rows)) / expected if expected else 1.0
 
 
