@@ -138,8 +138,11 @@ def ingest(files: tuple[Path, ...], workspace: str, force: bool, timeout: float)
     accepted = [p for p in paths if not problems[p]]
     done: dict[Path, bool] = {}
     if accepted:
+        from worker.cli.workspaces import remember
+
         up = ensure_up(settings)
         announce(up, settings)
+        remember(settings, workspace)  # a new name makes a new workspace: `segcite workspaces` lists it by name
         outcomes = ingest_paths(settings, up.services, accepted, workspace, timeout, force=force)
         done = dict(zip(accepted, outcomes, strict=True))
     ingested = [p for p in paths if done.get(p)]
@@ -159,14 +162,14 @@ def documents(workspace: str, include_deleted: bool, as_json: bool) -> None:
     """List a workspace's documents: id, file, status, pages, segments, last update."""
     import orjson
 
-    from worker.app_actions import workspace_id
     from worker.cli.text import document_json, documents_table
+    from worker.cli.workspaces import require_workspace
 
     settings = load_settings()
     up = database_up(settings)
     announce(up, settings)
     with open_store(settings, up.services) as store:
-        rows = store.documents(workspace_id(workspace), include_deleted=include_deleted)
+        rows = store.documents(require_workspace(settings, store, workspace), include_deleted=include_deleted)
     if as_json:
         sys.stdout.buffer.write(orjson.dumps([document_json(r) for r in rows], option=orjson.OPT_INDENT_2) + b"\n")
     elif not rows:
