@@ -14,6 +14,7 @@ import pytest
 from conftest import segcite, service_env
 from docai_fake import make_pdf
 from docai_synth import PageSpec, build_document, shard_document
+from PIL import Image
 from test_parse_worker import needs_tesseract, page_png
 
 
@@ -106,7 +107,8 @@ def test_bad_files_are_each_named_and_the_good_one_is_ingested(env, service_home
 def test_a_truncated_pdf_in_a_folder_is_named_and_the_other_files_are_each_a_document(env, tmp_path) -> None:
     """Issue 43: `ingest mixed/` with a truncated PDF among a good PDF, a PNG and a Document AI JSON stopped at the
     truncated one (exit 2, nothing ingested), and the JSON was named after the folder; an empty PDF was "skipped:
-    not Document AI JSON, a PDF or an image"."""
+    not Document AI JSON, a PDF or an image". A blank page passes the checks and fails in the worker: its row is
+    `failed`, and the others are ingested all the same."""
     folder = tmp_path / "mixed"
     folder.mkdir()
     good = make_pdf(["Harbor report\nThe Eastwick harbor handled 4,200 ships in 2025."], folder / "report.pdf")
@@ -117,6 +119,7 @@ def test_a_truncated_pdf_in_a_folder_is_named_and_the_other_files_are_each_a_doc
     memo, _ = build_document([PageSpec(["The memo says the pier reopens in May."])])
     write_json(folder / "memo.json", memo)
     (folder / "notes.txt").write_text("just some notes\n")
+    Image.new("L", (850, 1100), 255).save(folder / "blank.png")  # passes the checks; the worker reads no text
     workspace = f"mixed-{uuid.uuid4().hex[:8]}"
     result = segcite(env, "ingest", str(folder), "--workspace", workspace, "--timeout", "180")
     assert result.returncode == 1, result.stderr
@@ -127,12 +130,19 @@ def test_a_truncated_pdf_in_a_folder_is_named_and_the_other_files_are_each_a_doc
         f"error: {truncated}: the PDF is corrupt or not a PDF (PDFium cannot read it): export it again",
     ]
     assert ingested_names(result.stdout) == ["memo.json", "report.pdf", "scan.png"], result.stdout
+    assert any(line.startswith("blank.png: failed: ") and "blank.png" in line[19:] for line in err), err
     assert err[-1] == (
-        f"ingested 3 of 5 document(s): {folder / 'memo.json'}, {folder / 'report.pdf'}, {folder / 'scan.png'}; "
-        f"not ingested (see above): {folder / 'empty.pdf'}, {truncated}; 1 other file(s) skipped"
+        f"ingested 3 of 6 document(s): {folder / 'memo.json'}, {folder / 'report.pdf'}, {folder / 'scan.png'}; "
+        f"not ingested (see above): {folder / 'blank.png'}, {folder / 'empty.pdf'}, {truncated}; "
+        "1 other file(s) skipped"
     )
-    rows = {r["filename"]: (r["status"], r["page_count"]) for r in document_rows(env, workspace)}
-    assert rows == {"memo.json": ("ingested", 1), "report.pdf": ("ingested", 1), "scan.png": ("ingested", 1)}
+    rows = {r["filename"]: r for r in document_rows(env, workspace)}
+    assert {name: (r["status"], r["page_count"]) for name, r in rows.items() if name != "blank.png"} == {
+        "memo.json": ("ingested", 1),
+        "report.pdf": ("ingested", 1),
+        "scan.png": ("ingested", 1),
+    }
+    assert rows["blank.png"]["status"] == "failed" and "blank.png" in rows["blank.png"]["error"]  # its row says why
 
 
 def test_a_folder_of_json_alone_is_one_document_named_after_it_and_json_among_other_files_is_its_own(
