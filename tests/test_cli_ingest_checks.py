@@ -167,6 +167,16 @@ def test_a_folder_of_json_alone_is_one_document_named_after_it_and_json_among_ot
     assert ingested_names(result.stdout) == ["memo.json", "tides.pdf"]
     assert sorted(r["filename"] for r in document_rows(env, workspace)) == ["memo.json", "report", "tides.pdf"]
 
+    shutil.copy(folder / "report-1.json", single / "report-1.json")  # a shard among other files: its own document
+    result = segcite(env, "ingest", str(single), "--workspace", workspace, "--timeout", "120")
+    assert result.returncode == 1, result.stderr
+    assert f"error: {single / 'report-1.json'}: shard(s) 0 of 2 missing; pass every shard of the document " in (
+        result.stderr
+    )
+    assert "(put its shards in a folder of their own: `segcite ingest FOLDER` reads them as one document)" in (
+        result.stderr
+    )
+
 
 @pytest.mark.parametrize("name", ["empty.pdf", "photo.jpg"])
 def test_an_empty_pdf_or_image_is_refused_as_an_empty_file(env, service_home, tmp_path, name: str) -> None:

@@ -14,6 +14,7 @@ from ingest import InvalidDocument, build_segments
 _CHECK_ID = "local-check"  # segment ids need a document id; these segments are thrown away
 _HEAD_BYTES = 1024
 SKIPPED_REASON = "not Document AI JSON, a PDF or an image"
+_SHARD_MISSING = "pass every shard of the document"  # how build_segments ends a missing shard's refusal
 _SOURCE_SUFFIXES = frozenset({".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".gif", ".bmp", ".webp"})
 
 
@@ -92,6 +93,8 @@ def upload_problem(path: Path, max_chars: int, max_pages: int = 2000) -> str | N
         message = str(exc)
         if files[0].suffix != ".json" and message.startswith(tuple(names)) and "not valid JSON" in message:
             return f"{path}: {SKIPPED_REASON}"
+        if not path.is_dir() and message.endswith(_SHARD_MISSING):  # a shard alone, beside other documents
+            message += " (put its shards in a folder of their own: `segcite ingest FOLDER` reads them as one document)"
         return message if message.startswith(tuple(names)) else f"{path}: {message}"
     return None
 
