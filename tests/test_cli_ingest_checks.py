@@ -40,7 +40,8 @@ def refused(env: dict[str, str], service_home: Path, *paths: Path) -> list[str]:
     before = stored_objects(service_home)
     result = segcite(env, "ingest", *map(str, paths), "--workspace", workspace, "--timeout", "60")
     assert (result.returncode, result.stdout) == (2, ""), result.stderr
-    assert document_rows(env, workspace) == []
+    listed = segcite(env, "documents", "--workspace", workspace, "--json", "--all")
+    assert listed.returncode == 2 and "does not exist" in listed.stderr, listed.stderr  # not a row was made
     assert stored_objects(service_home) == before
     return result.stderr.splitlines()
 
