@@ -18,6 +18,7 @@ from base64 import b64encode
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import orjson
@@ -29,8 +30,30 @@ from worker.embedded import Services, start_postgres, start_redis, stop_postgres
 from worker.processes import worker_argv
 
 REPO = Path(__file__).resolve().parent.parent
-FIXTURES = REPO.parent / "shared" / "fixtures" / "docai"
-REAL_FIXTURES = REPO.parent / "shared" / "fixtures" / "docai-real"  # with manifest.json: what must ingest
+SHARED = REPO.parent / "shared"  # the team's fixtures, beside the checkout: a clone alone has none
+FIXTURES = SHARED / "fixtures" / "docai"
+REAL_FIXTURES = SHARED / "fixtures" / "docai-real"  # with manifest.json: what must ingest
+
+
+def shared_missing(path: Path) -> str:
+    return f"{path} not found (the fixtures live in ../shared, outside the repo)"
+
+
+def shared_path(*parts: str) -> Path:
+    """A file or folder under ../shared, or the calling test (or fixture) skipped with why. Every test that reads
+    ../shared reads it through here, so a clone with no ../shared beside it skips them and passes."""
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(shared_missing(path))
+    return path
+
+
+def shared_parameters(values: list[Any], *parts: str) -> list[Any]:
+    """A parametrize list read from ../shared at collection; where ../shared holds none (the clone alone), one
+    parameter that skips with why, where pytest would say only "got empty parameter set"."""
+    if values:
+        return values
+    return [pytest.param(None, marks=pytest.mark.skip(reason=shared_missing(SHARED.joinpath(*parts))))]
 
 
 # Issue 31's workspace (tests/test_query_fit.py, tests/test_cli_questions.py): passports, invoices, receipts, a
@@ -50,16 +73,12 @@ FIT_FILES = (
 
 @pytest.fixture(scope="session")
 def docai_dir() -> Path:
-    if not FIXTURES.is_dir():
-        pytest.skip(f"Document AI fixtures not found at {FIXTURES} (they live in ../shared, outside the repo)")
-    return FIXTURES
+    return shared_path("fixtures", "docai")
 
 
 @pytest.fixture(scope="session")
 def docai_real_dir() -> Path:
-    if not (REAL_FIXTURES / "manifest.json").is_file():
-        pytest.skip(f"real Document AI outputs not found at {REAL_FIXTURES} (they live in ../shared, outside the repo)")
-    return REAL_FIXTURES
+    return shared_path("fixtures", "docai-real", "manifest.json").parent
 
 
 @pytest.fixture(scope="session")

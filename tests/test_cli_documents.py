@@ -88,9 +88,10 @@ def test_documents_lists_a_workspace_and_delete_removes_one(env, tmp_path) -> No
         2,
         [f"error: no document {unknown} (`segcite documents` lists them)"],
     )
-    empty = segcite(env, "documents", "--workspace", f"nothing-{uuid.uuid4().hex[:8]}")
-    assert (empty.returncode, empty.stdout) == (0, "")
-    assert empty.stderr.startswith("no documents in workspace nothing-")
+    nothing = f"nothing-{uuid.uuid4().hex[:8]}"
+    unknown = segcite(env, "documents", "--workspace", nothing)  # issue 43: a name no workspace has is an error
+    assert (unknown.returncode, unknown.stdout) == (2, "")
+    assert unknown.stderr.startswith(f"error: workspace {nothing!r} does not exist"), unknown.stderr
 
 
 def test_the_same_content_in_a_workspace_is_one_document(env, tmp_path) -> None:

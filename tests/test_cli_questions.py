@@ -65,7 +65,8 @@ def test_a_question_without_any_word_is_refused_up_front(services, service_home,
 
 
 def test_a_workspace_without_documents_says_so(services, service_home, celery_worker, store) -> None:
-    name = f"nosuchworkspace-{uuid.uuid4().hex[:8]}"
+    name = f"emptyworkspace-{uuid.uuid4().hex[:8]}"
+    store.create_conversation(workspace_id(name))  # it exists (an app opened a conversation) but holds nothing
     asked = run(service_env(services, service_home), "ask", "What is the total?", "--workspace", name)
     assert asked.returncode == 1
     assert asked.stdout == ""

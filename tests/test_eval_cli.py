@@ -176,7 +176,7 @@ def test_compare_sets_two_runs_side_by_side_and_thresholds_set_the_exit_status(e
     assert passing.returncode == 0, passing.stderr
 
 
-def test_bad_inputs_are_one_line_and_nothing_is_asked(env, workspace, tmp_path: Path) -> None:
+def test_bad_inputs_are_one_line_and_nothing_is_asked(env, workspace, store, tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"question": "What?"}\n')
     done = run(env, "eval", "--workspace", workspace, "--questions", str(bad), "--out", str(tmp_path / "o"))
@@ -192,6 +192,9 @@ def test_bad_inputs_are_one_line_and_nothing_is_asked(env, workspace, tmp_path: 
     done = run(env, "eval", "--workspace", workspace, "--min-right", "1.5")
     assert done.returncode == 2 and "a rate is between 0 and 1, got 1.5" in done.stderr
     empty = f"empty-{uuid.uuid4().hex[:6]}"
+    done = run(env, "eval", "--workspace", empty, "--generate", "3", "--out", str(tmp_path / "o"))
+    assert done.returncode == 2 and f"workspace {empty!r} does not exist" in done.stderr  # issue 43
+    store.create_conversation(workspace_id(empty))  # now it exists (an app opened a conversation), still empty
     done = run(env, "eval", "--workspace", empty, "--generate", "3", "--out", str(tmp_path / "o"))
     assert done.returncode == 2 and "holds no ingested documents" in done.stderr
     assert not (tmp_path / "o").exists()

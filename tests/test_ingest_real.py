@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 import pytest
-from conftest import FIXTURES, REAL_FIXTURES
+from conftest import FIXTURES, REAL_FIXTURES, shared_parameters, shared_path
 
 from ingest import InvalidDocument, Segment, build_segments
 
@@ -36,12 +36,13 @@ def ingestible() -> list[str]:
 
 def load_input(name: str) -> bytes | list[bytes] | dict[str, Any]:
     if name == SHARDED:
-        return [p.read_bytes() for p in sorted((FIXTURES / SHARDED).glob("*.json"))]
-    path = FIXTURES / name if (FIXTURES / name).is_file() else REAL_FIXTURES / name
-    if not path.is_file():
-        pytest.skip(f"{path} not found (the fixtures live in ../shared, outside the repo)")
-    data = path.read_bytes()
-    return data
+        return [p.read_bytes() for p in sorted(shared_path("fixtures", "docai", SHARDED).glob("*.json"))]
+    folder = "docai" if (FIXTURES / name).is_file() else "docai-real"
+    return shared_path("fixtures", folder, name).read_bytes()
+
+
+def case_id(case: dict[str, Any] | None) -> str:
+    return case["name"] if case else "no-fixtures"
 
 
 def refused() -> list[dict[str, Any]]:
@@ -206,7 +207,7 @@ def check_document(segments: list[Segment], truth: Truth, max_chars: int) -> Non
 
 
 @pytest.mark.parametrize("max_chars", [1200, 120])
-@pytest.mark.parametrize("name", ingestible())
+@pytest.mark.parametrize("name", shared_parameters(ingestible(), "fixtures"))
 def test_real_document_nothing_lost_or_repeated(name: str, max_chars: int) -> None:
     data = load_input(name)
     everything = build_segments(data, "doc", max_chars=max_chars)
@@ -270,9 +271,9 @@ def check_layout_parser(segments: list[Segment], data: Any, max_chars: int) -> N
     assert got == expected
 
 
-@pytest.mark.parametrize("case", refused(), ids=lambda c: c["name"])
+@pytest.mark.parametrize("case", shared_parameters(refused(), "fixtures", "docai-real"), ids=case_id)
 def test_real_document_refused_with_its_reason(case: dict[str, Any]) -> None:
-    data = (REAL_FIXTURES / case["name"]).read_bytes()
+    data = shared_path("fixtures", "docai-real", case["name"]).read_bytes()
     with pytest.raises(InvalidDocument) as info:
         build_segments(data, "doc", names=[case["name"]])
     message = str(info.value)
@@ -284,17 +285,17 @@ def test_real_document_refused_with_its_reason(case: dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize(
-    "name", [c["name"] for c in manifest_cases() if c["name"].startswith("WRAPPED_")], ids=lambda name: name
+    "name", shared_parameters([c["name"] for c in manifest_cases() if c["name"].startswith("WRAPPED_")], "fixtures")
 )
 def test_a_process_response_gives_its_documents_segments(name: str) -> None:
-    data = (REAL_FIXTURES / name).read_bytes()
+    data = shared_path("fixtures", "docai-real", name).read_bytes()
     inner = orjson.dumps(orjson.loads(data)["document"])
     segments = build_segments(data, "doc", names=[name])
     assert segments and segments == build_segments(inner, "doc")
     assert segments == build_segments(orjson.loads(data), "doc")  # the same from a dict
 
 
-@pytest.mark.parametrize("name", [n for n in ingestible() if n != SHARDED], ids=lambda name: name)
+@pytest.mark.parametrize("name", shared_parameters([n for n in ingestible() if n != SHARDED], "fixtures"))
 def test_a_document_object_gives_the_segments_of_its_json(name: str) -> None:
     """One input, one result (issue 31): google-cloud-documentai's Document prints unset proto3 fields (an absent
     `confidence` as 0.0, which reads as a guess), so it used to lose entities its own JSON bytes give."""
@@ -316,7 +317,7 @@ def test_manifest_names_every_real_file(docai_real_dir: Path) -> None:
 
 
 @pytest.mark.parametrize("max_chars", [1200, 120])
-@pytest.mark.parametrize("name", ingestible())
+@pytest.mark.parametrize("name", shared_parameters(ingestible(), "fixtures"))
 def test_real_document_lines_tile_each_segment_inside_its_box(name: str, max_chars: int) -> None:
     data = load_input(name)
     segments = build_segments(data, "doc", max_chars=max_chars)

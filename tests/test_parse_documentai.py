@@ -15,7 +15,7 @@ from pathlib import Path
 import orjson
 import psycopg
 import pytest
-from conftest import REAL_FIXTURES, WorkerProcess, pings, service_env
+from conftest import WorkerProcess, pings, service_env, shared_path
 from conftest import wait_for as wait_until
 from docai_fake import FakeDocumentAI, make_pdf
 from test_parse_worker import page_png
@@ -46,8 +46,7 @@ def migrated(database_without_worker: str) -> str:
 
 @pytest.fixture(scope="module")
 def setup(migrated: str) -> Iterator[Setup]:
-    canned = (REAL_FIXTURES / "WRAPPED_processresponse_ocr.json").read_bytes()
-    fake = FakeDocumentAI(canned=canned)
+    fake = FakeDocumentAI()
     home = Path(tempfile.mkdtemp(prefix="sc-docai-", dir="/tmp"))
     redis_url = start_redis(home)  # its own broker: the session's worker never takes these tasks
     env = service_env(
@@ -186,6 +185,8 @@ def test_more_pages_than_the_limit_fail_before_any_request(setup: Setup, tmp_pat
 
 
 def test_an_image_is_one_request_and_ingests_document_ais_answer(setup: Setup, tmp_path) -> None:
+    # The fake answers an image with a real Document AI output (a PDF, it reads itself): only this test needs it.
+    setup.fake.canned = shared_path("fixtures", "docai-real", "WRAPPED_processresponse_ocr.json").read_bytes()
     before = len(setup.fake.requests)
     photo = page_png(numbered_pdf(tmp_path / "one.pdf", 1), 0, tmp_path / "invoice.png")
     row = ingest(setup, photo)

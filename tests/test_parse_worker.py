@@ -173,7 +173,7 @@ def test_the_cli_ingests_a_folder_and_names_what_it_skipped(
     assert f"skipped {folder / 'sub'}: a folder inside a folder (pass it by name)" in err
     assert any(line.startswith("report.pdf: parsing page ") for line in err), err
     ingested = sorted(line.split(":")[0] for line in result.stdout.splitlines() if "ingested" in line)
-    assert ingested == ["mixed", "report.pdf", "scan.png"], result.stdout
+    assert ingested == ["memo.json", "report.pdf", "scan.png"], result.stdout  # the JSON among them: its own name
 
 
 def test_a_process_response_is_ingested_as_its_document(services, service_home, celery_worker, docai_real_dir):

@@ -377,3 +377,31 @@ def test_the_last_answer_of_a_workspace_is_asked_through_its_conversations(store
         "1",
     )
     assert params["select"] == "id,conversations!inner(workspace_id)"
+
+
+def test_workspaces_are_grouped_from_every_page_of_documents_and_conversations(store) -> None:
+    """PostgREST does not group: the store reads the rows a page at a time (in id order) and counts them itself."""
+    supabase, mock = store
+    other = str(uuid.uuid4())
+    first_page = [
+        {"workspace_id": WS, "status": "ingested", "segment_count": 4, "updated_at": "2025-03-01T12:00:00+00:00"}
+    ] * 1000
+    last_page = [
+        {"workspace_id": WS, "status": "deleted", "segment_count": 0, "updated_at": "2025-03-02T12:00:00+00:00"},
+        {"workspace_id": other, "status": "failed", "segment_count": None, "updated_at": "2025-01-01T00:00:00+00:00"},
+    ]
+    documents = mock.get(f"{URL}/rest/v1/documents").mock(
+        side_effect=[httpx.Response(200, json=first_page), httpx.Response(200, json=last_page)]
+    )
+    talks = mock.get(f"{URL}/rest/v1/conversations").mock(
+        return_value=httpx.Response(200, json=[{"workspace_id": other, "updated_at": "2025-04-01T08:00:00+00:00"}])
+    )
+    stats = supabase.workspaces()
+    assert [(s.workspace_id, s.documents, s.segments, s.last_activity.isoformat()) for s in stats] == [
+        (other, 1, 0, "2025-04-01T08:00:00+00:00"),  # a question asked there last
+        (WS, 1000, 4000, "2025-03-02T12:00:00+00:00"),  # a deleted document: not counted, but it was activity
+    ]
+    pages = [(call.request.url.params["offset"], call.request.url.params["limit"]) for call in documents.calls]
+    assert pages == [("0", "1000"), ("1000", "1000")]
+    assert documents.calls.last.request.url.params["order"] == "id.asc"
+    assert talks.calls.last.request.url.params["select"] == "workspace_id,updated_at:created_at"

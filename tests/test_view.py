@@ -16,8 +16,8 @@ from typing import Any
 
 import orjson
 import pytest
+from conftest import REPO, service_env
 from conftest import segcite as run
-from conftest import service_env
 
 from ingest import build_segments
 from ingest.page_images import page_images
@@ -136,7 +136,10 @@ def check_in_browser(browser: Any, html_file: Path, citations: list[dict[str, An
     page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
     page.on("request", lambda r: None if r.url.startswith(("data:", "file:")) else problems.append(r.url))
     page.goto(html_file.as_uri())
-    assert page.locator(".page-view:not([hidden])").count() == 0  # nothing shown before a marker is chosen
+    # It opens on the first citation (issue 43: it opened blank); on a phone, where the pages come under the
+    # answer, without scrolling away from the answer.
+    _check_shown(page, citations[0], in_view=width > 820)
+    assert page.evaluate("window.scrollY") == 0
     markers = page.locator(".answer button.marker")
     assert markers.count() >= len(citations) >= 1
     by_number = {c["number"]: c for c in citations}
@@ -160,7 +163,7 @@ def check_in_browser(browser: Any, html_file: Path, citations: list[dict[str, An
     return page
 
 
-def _check_shown(page: Any, citation: dict[str, Any]) -> None:
+def _check_shown(page: Any, citation: dict[str, Any], *, in_view: bool = True) -> None:
     shown = page.locator(".page-view:not([hidden])")
     assert shown.count() == 1
     assert (shown.get_attribute("data-document"), int(shown.get_attribute("data-page"))) == (
@@ -181,9 +184,11 @@ def _check_shown(page: Any, citation: dict[str, Any]) -> None:
             "height": (box["y1"] - box["y0"]) * image["height"],
         }
         assert all(abs(rect[k] - expected[k]) <= 1.0 for k in expected), (box, rect, expected)
-    first = active.first.bounding_box()
-    height = page.evaluate("window.innerHeight")
-    assert first["y"] >= 0 and first["y"] + min(first["height"], height / 2) <= height, "not scrolled into view"
+    assert page.evaluate("location.hash") == f"#c{citation['number']}"  # its address links this citation
+    if in_view:
+        first = active.first.bounding_box()
+        height = page.evaluate("window.innerHeight")
+        assert first["y"] >= 0 and first["y"] + min(first["height"], height / 2) <= height, "not scrolled into view"
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -224,3 +229,74 @@ def test_segcite_view_writes_the_last_answer_as_one_file(
     assert (wrong.returncode, wrong.stderr.strip()) == (2, "error: give a MESSAGE_ID or --last (not both)")
     unknown = run(env, "view", str(uuid.uuid4()), "--out", str(out))
     assert unknown.returncode == 2 and unknown.stderr.startswith("error: no message ")
+
+
+def test_view_opens_on_the_first_citation_links_each_and_steps_between_them(
+    browser: Any, services, service_home: Path, celery_worker, tmp_path: Path
+) -> None:
+    """Issue 43: the page opened blank ("Choose a citation marker…"), no address opened a citation, nothing moved
+    from one to the next, and `view --last` wrote into the current folder. A PDF of our own (its pages' images
+    from the local parser), asked a two-part question: two citations on two pages."""
+    from docai_fake import make_pdf
+
+    env = service_env(services, service_home)
+    pages = [
+        "Harbor report\nThe Eastwick harbor handled 4,200 ships in 2025.\nIts pilots boarded 310 tankers.",
+        "Second page\nThe lighthouse on Gull Rock was rebuilt in 1911.\nIts lamp is seen 18 miles out.",
+    ]
+    pdf = make_pdf(pages, tmp_path / "harbor.pdf")
+    workspace = f"steps-{uuid.uuid4().hex[:8]}"
+    assert run(env, "ingest", str(pdf), "--workspace", workspace).returncode == 0
+    question = "How many ships did the harbor handle, and when was the lighthouse rebuilt?"
+    asked = run(env, "ask", question, "--workspace", workspace, "--json")
+    assert asked.returncode == 0, asked.stderr
+    citations = orjson.loads(asked.stdout)["metadata"]["citations"]
+    assert [(c["number"], c["page_idx"]) for c in citations] == [(1, 0), (2, 1)]
+    assert all(c["page_image"] and c["boxes"] for c in citations)
+
+    viewed = run(env, "view", "--last", "--workspace", workspace)  # no --out: under $SEGCITE_HOME/views/
+    assert viewed.returncode == 0, viewed.stderr
+    out = Path(viewed.stdout.strip())
+    assert out.parent == service_home.resolve() / "views" and out.is_file(), viewed.stdout
+    assert out.name == f"answer-{orjson.loads(asked.stdout)['message_id'][:8]}.html"
+    assert not list(Path(REPO).glob("answer-*.html"))  # nothing in the folder it ran in
+    check_in_browser(browser, out, citations).close()  # opens on [1], each marker still shows its page
+
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    try:
+        page.goto(out.as_uri())
+        position, previous, following = (
+            page.locator("#position"),
+            page.locator(".step").first,
+            page.locator(".step").last,
+        )
+        assert (position.inner_text(), previous.is_disabled(), following.is_disabled()) == (
+            "Citation 1 of 2",
+            True,
+            False,
+        )
+        page.keyboard.press("ArrowRight")
+        _check_shown(page, citations[1])
+        assert (position.inner_text(), position.get_attribute("href")) == ("Citation 2 of 2", "#c2")
+        assert following.is_disabled() and not previous.is_disabled()
+        page.keyboard.press("ArrowRight")  # past the last: stays
+        _check_shown(page, citations[1])
+        previous.click()
+        _check_shown(page, citations[0])
+        following.click()
+        _check_shown(page, citations[1])
+        page.keyboard.press("ArrowLeft")
+        _check_shown(page, citations[0])
+        page.evaluate("location.hash = '#c2'")  # an address edited by hand, or a link followed
+        page.wait_for_function("document.getElementById('position').textContent === 'Citation 2 of 2'")
+        _check_shown(page, citations[1])
+    finally:
+        page.close()
+    for width in (1280, 390):  # a link to citation 2 opens on it, scrolled to its quote, on a phone too
+        linked = browser.new_page(viewport={"width": width, "height": 844})
+        try:
+            linked.goto(out.as_uri() + "#c2")
+            _check_shown(linked, citations[1])
+            assert linked.locator("#position").inner_text() == "Citation 2 of 2"
+        finally:
+            linked.close()

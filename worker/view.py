@@ -2,9 +2,10 @@
 
 The answer with its markers; each citation with its document, page, quote, support and warning; a marker (a
 button: mouse, touch or keyboard) shows the cited page's image with the quote's boxes highlighted and scrolled
-into view. Every page image is inlined once as a data URI and the boxes are placed in percent of the page, so
-they land on the words at any width, a phone's included. No server, no network (a Content-Security-Policy
-forbids it), no build step: a little inline script toggles what is shown.
+into view. It opens on the first citation, or on the one its address names (`#c2`, issue 43), and previous /
+next (buttons, arrow keys) step through them. Every page image is inlined once as a data URI and the boxes are
+placed in percent of the page, so they land on the words at any width, a phone's included. No server, no network
+(a Content-Security-Policy forbids it), no build step: a little inline script toggles what is shown.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from worker.highlight import missing_geometry
 from worker.objects import ObjectStore
 from worker.stores import Store
 from worker.stores.rows import MessageRow
+from worker.view_assets import HEAD, SCRIPT
 
 LETTER = (8.5, 11.0)  # the shape of a page whose image is not stored (no size known)
 _MARKER = re.compile(r"\[(\d+)\]")
@@ -127,7 +129,7 @@ def _mime(data: bytes) -> str:
 def render_view(view: AnswerView) -> str:
     numbers = {int(c["number"]) for c in view.citations}
     page_of = {int(c["number"]): page.anchor for page in view.pages for c in page.citations}
-    parts = [_HEAD]
+    parts = [HEAD]
     parts.append('<main class="layout"><div class="reading">')
     if view.question:
         parts.append(f'<p class="question"><span class="label">Question</span> {html.escape(view.question)}</p>')
@@ -144,12 +146,24 @@ def render_view(view: AnswerView) -> str:
         parts.extend(_citation_item(c, view.filenames, page_of) for c in view.citations)
         parts.append("</ol></section>")
     parts.append('</div><div class="viewer" id="viewer" aria-live="polite">')
-    parts.append('<p class="hint" id="hint">Choose a citation marker to see its page.</p>')
+    parts.append(_stepper(len(view.citations)) if view.citations else '<p class="hint">This answer cites no page.</p>')
     parts.extend(page_figure(page, view.filenames) for page in view.pages)
     parts.append("</div></main>")
-    parts.append(_SCRIPT)
+    parts.append(SCRIPT)
     parts.append("</body></html>\n")
     return "".join(parts)
+
+
+def _stepper(count: int) -> str:
+    """Previous / next between the citations (arrow keys too), and where the shown one is: a link to it (#cN)."""
+    return (
+        '<nav class="stepper" aria-label="Citations">'
+        '<button type="button" class="step" data-step="-1" aria-keyshortcuts="ArrowLeft" '
+        'title="Previous citation (left arrow key)">← Previous</button>'
+        f'<a class="position" id="position" href="#c1">Citation 1 of {count}</a>'
+        '<button type="button" class="step" data-step="1" aria-keyshortcuts="ArrowRight" '
+        'title="Next citation (right arrow key)">Next →</button></nav>'
+    )
 
 
 def _with_markers(text: str, numbers: set[int], page_of: Mapping[int, str]) -> str:
@@ -227,91 +241,3 @@ def page_figure(page: PageView, filenames: Mapping[str, str]) -> str:
 
 def _percent(value: float) -> str:
     return f"{min(max(float(value), 0.0), 1.0) * 100:.4f}%"
-
-
-# The page's CSS, which `segcite eval`'s report shares (worker/evalrun/html.py).
-VIEW_STYLE = """:root { color-scheme: light; --accent: #b45309; --mark: rgba(255, 204, 0, 0.38); }
-* { box-sizing: border-box; }
-body { margin: 0; font: 16px/1.55 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1f2328;
-  background: #f6f7f9; }
-.layout { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1.1fr); gap: 1.5rem; padding: 1.5rem;
-  max-width: 1400px; margin: 0 auto; }
-.reading, .viewer { min-width: 0; }
-.viewer { position: sticky; top: 1rem; align-self: start; max-height: calc(100vh - 2rem); overflow: auto; }
-.question { background: #fff; border-radius: 8px; padding: .75rem 1rem; margin: 0 0 1rem; }
-.label { font-weight: 600; margin-right: .4rem; }
-.answer { background: #fff; border-radius: 8px; padding: .25rem 1rem; overflow-wrap: anywhere; }
-button { font: inherit; cursor: pointer; }
-.marker { border: 0; background: #fde68a; color: #7c2d12; border-radius: 4px; padding: 0 .25rem; margin: 0 .05rem;
-  font-size: .85em; font-weight: 600; vertical-align: baseline; }
-.marker[aria-pressed="true"], .show[aria-pressed="true"] { background: var(--accent); color: #fff; }
-button:focus-visible { outline: 3px solid #2563eb; outline-offset: 2px; }
-.citations h2 { font-size: 1.05rem; margin: 1.25rem 0 .5rem; }
-.citations ol { padding-left: 1.6rem; margin: 0; }
-.citation { background: #fff; border-radius: 8px; padding: .6rem .8rem; margin-bottom: .6rem; overflow-wrap: anywhere; }
-.meta { font-size: .85rem; color: #57606a; }
-.document { font-weight: 600; color: #1f2328; }
-blockquote { margin: .4rem 0; padding-left: .7rem; border-left: 3px solid #fbbf24; }
-.warning { margin: .3rem 0; color: #9a3412; font-size: .9rem; }
-.uncertain { margin: .5rem 0; padding: .4rem .6rem; border-left: 4px solid #d97706; background: #fffbeb;
-  color: #92400e; }
-.note { color: #9a3412; font-size: .9rem; }
-.show { border: 1px solid #d0d7de; background: #f6f8fa; border-radius: 6px; padding: .15rem .6rem; font-size: .85rem; }
-.hint { color: #57606a; }
-.page-view { margin: 0; }
-figcaption { font-size: .9rem; color: #57606a; margin-bottom: .4rem; }
-.page-frame { position: relative; line-height: 0; background: #fff; box-shadow: 0 1px 4px rgba(0,0,0,.18); }
-/* Document AI's boxes are relative to the image as stored: a JPEG's EXIF orientation must not turn it. */
-.page-image { display: block; width: 100%; height: auto; image-orientation: none; }
-.page-image.blank { background: repeating-linear-gradient(45deg, #fff, #fff 12px, #f3f4f6 12px, #f3f4f6 24px); }
-.highlight { position: absolute; display: none; background: var(--mark); outline: 2px solid var(--accent);
-  mix-blend-mode: multiply; pointer-events: none; }
-.highlight.active { display: block; }
-@media (max-width: 820px) {
-  .layout { grid-template-columns: minmax(0, 1fr); padding: .75rem; gap: 1rem; }
-  .viewer { position: static; max-height: none; overflow: visible; }
-}
-"""
-
-_HEAD = (
-    """<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy"
- content="default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
-<link rel="icon" href="data:,">
-<title>segcite answer</title>
-<style>
-"""
-    + VIEW_STYLE
-    + """</style></head><body>
-"""
-)
-
-_SCRIPT = """<script>
-(function () {
-  "use strict";
-  var hint = document.getElementById("hint");
-  function show(number) {
-    var active = document.querySelectorAll('.highlight[data-citation="' + number + '"]');
-    var page = active.length ? active[0].closest(".page-view") : null;
-    var button = document.querySelector('button[data-citation="' + number + '"]');
-    if (!page && button) { page = document.getElementById(button.getAttribute("aria-controls")); }
-    document.querySelectorAll(".page-view").forEach(function (p) { p.hidden = p !== page; });
-    document.querySelectorAll(".highlight").forEach(function (h) {
-      h.classList.toggle("active", h.getAttribute("data-citation") === String(number));
-    });
-    document.querySelectorAll("button[data-citation]").forEach(function (b) {
-      b.setAttribute("aria-pressed", b.getAttribute("data-citation") === String(number) ? "true" : "false");
-    });
-    if (hint) { hint.hidden = true; }
-    var target = active.length ? active[0] : page;
-    if (target) { target.scrollIntoView({block: "center", inline: "nearest"}); }
-  }
-  document.addEventListener("click", function (event) {
-    var button = event.target.closest("button[data-citation]");
-    if (button) { show(button.getAttribute("data-citation")); }
-  });
-})();
-</script>
-"""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from worker.cli import ask, demo, documents, eval, offline, parse, services, status, view
+from worker.cli import ask, demo, documents, eval, offline, parse, services, status, view, workspaces
 from worker.cli.errors import SegciteGroup
 
 __all__ = ["main"]
@@ -30,6 +30,7 @@ for command in (
     status.status,
     documents.ingest,
     documents.documents,
+    workspaces.workspaces,
     documents.delete,
     ask.ask_command,
     view.view,

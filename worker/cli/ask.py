@@ -62,14 +62,15 @@ def ask_question(
     import shlex
     import time
 
-    from worker.app_actions import MESSAGE_DONE, WaitTimeout, ask, wait_for, workspace_id
+    from worker.app_actions import MESSAGE_DONE, WaitTimeout, ask, wait_for
     from worker.cli.status import waiting_line
     from worker.cli.text import answer_timeout_line
+    from worker.cli.workspaces import require_workspace
     from worker.events import Work
     from worker.live_answer import listening
 
     with open_store(settings, services) as store:
-        name, workspace = workspace, workspace_id(workspace)
+        name, workspace = workspace, require_workspace(settings, store, workspace)
         if not store.documents(workspace):  # nothing to ask (the worker would say so too): no message is written
             add = f"segcite ingest FILE... --workspace {shlex.quote(name)}"
             click.echo(f"error: workspace {name!r} holds no documents: add some with `{add}`", err=True)

@@ -1,8 +1,9 @@
-"""What `segcite ingest` checks on this machine before it stores or queues anything: that each file (a folder:
-its shards) is a document the worker would accept. The verdict is the worker's own: `build_segments` for
-Document AI JSON (a ProcessResponse read as its document), which reads tens of megabytes in milliseconds, and
-the parse stage's limits for a PDF or an image (readable, not encrypted, pages within SEGCITE_MAX_PAGES), so a
-file refused here would have been a `failed` row there. A folder's other files are named as skipped, with why."""
+"""What `segcite ingest` checks on this machine before it stores or queues anything: that each file (a folder of
+JSON alone: its shards) is a document the worker would accept, each judged on its own. The verdict is the
+worker's own: `build_segments` for Document AI JSON (a ProcessResponse read as its document), which reads tens
+of megabytes in milliseconds, and the parse stage's limits for a PDF or an image (readable, not encrypted, pages
+within SEGCITE_MAX_PAGES), so a file refused here would have been a `failed` row there; a PDF or an image that
+is empty is refused as an empty file. A folder's other files are named as skipped, with why."""
 
 from __future__ import annotations
 
@@ -13,32 +14,47 @@ from ingest import InvalidDocument, build_segments
 _CHECK_ID = "local-check"  # segment ids need a document id; these segments are thrown away
 _HEAD_BYTES = 1024
 SKIPPED_REASON = "not Document AI JSON, a PDF or an image"
+_SHARD_MISSING = "pass every shard of the document"  # how build_segments ends a missing shard's refusal
+_SOURCE_SUFFIXES = frozenset({".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".gif", ".bmp", ".webp"})
 
 
 def expand(paths: list[Path]) -> tuple[list[Path], list[str]]:
-    """The uploads the paths name: a file is one; a folder is its JSON files (one document's shards) plus each
-    PDF or image in it as a document of its own. Returns them, and a line for every file of a folder left out."""
+    """The uploads the paths name: a file is one; a folder of JSON files alone is one document (its shards, named
+    after the folder); in a folder that also holds a PDF or an image, each file is a document of its own. Returns
+    them, and a line for every file of a folder left out."""
     uploads: list[Path] = []
     skipped: list[str] = []
     for path in paths:
         if not path.is_dir():
             uploads.append(path)
             continue
-        entries = sorted(path.iterdir())
-        found = len(uploads)
-        if any(entry.is_file() and entry.suffix == ".json" for entry in entries):
-            uploads.append(path)  # its JSON files, as the shards of one document
-        for entry in entries:
+        documents: list[Path] = []
+        shards: list[Path] = []
+        for entry in sorted(path.iterdir()):
             if entry.is_dir():
                 skipped.append(f"{entry}: a folder inside a folder (pass it by name)")
-            elif entry.suffix != ".json":
-                if source_kind(entry):
-                    uploads.append(entry)
-                else:
-                    skipped.append(f"{entry}: {SKIPPED_REASON}")
-        if len(uploads) == found:
-            uploads.append(path)  # nothing in it to ingest: its check says so (`shard_paths`)
+            elif entry.suffix == ".json":
+                shards.append(entry)
+                documents.append(entry)
+            elif source_kind(entry) or empty_source(entry):  # an empty PDF is refused as such, not skipped
+                documents.append(entry)
+            else:
+                skipped.append(f"{entry}: {SKIPPED_REASON}")
+        # Nothing in it to ingest: its check says so (`shard_paths`).
+        uploads.extend([path] if len(shards) == len(documents) else documents)
     return uploads, skipped
+
+
+def empty_source(path: Path) -> bool:
+    """A file named as a PDF or an image that holds nothing (0 bytes, or blanks)."""
+    if path.suffix.lower() not in _SOURCE_SUFFIXES:
+        return False
+    try:
+        with path.open("rb") as file:
+            head = file.read(_HEAD_BYTES + 1)
+    except OSError:
+        return False
+    return len(head) <= _HEAD_BYTES and not head.strip()
 
 
 def source_kind(path: Path) -> str | None:
@@ -59,6 +75,8 @@ def upload_problem(path: Path, max_chars: int, max_pages: int = 2000) -> str | N
     files = shard_paths(path) if path.is_dir() else [path]
     if not path.is_dir() and source_kind(path):
         return _source_problem(path, max_pages)
+    if not path.is_dir() and empty_source(path):
+        return f"{path}: empty file: nothing to ingest"
     names = [str(file) for file in files]
     try:
         blobs = [file.read_bytes() for file in files]
@@ -75,6 +93,8 @@ def upload_problem(path: Path, max_chars: int, max_pages: int = 2000) -> str | N
         message = str(exc)
         if files[0].suffix != ".json" and message.startswith(tuple(names)) and "not valid JSON" in message:
             return f"{path}: {SKIPPED_REASON}"
+        if not path.is_dir() and message.endswith(_SHARD_MISSING):  # a shard alone, beside other documents
+            message += " (put its shards in a folder of their own: `segcite ingest FOLDER` reads them as one document)"
         return message if message.startswith(tuple(names)) else f"{path}: {message}"
     return None
 

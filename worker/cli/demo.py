@@ -31,7 +31,7 @@ def demo(keep: bool) -> None:
     up = ensure_up(settings)
     try:
         click.echo(f"ingesting {DEMO_DOCUMENT.name}…", err=True)
-        if not ingest_paths(settings, up.services, [DEMO_DOCUMENT], "demo", 600, fixed_ids=True):
+        if not all(ingest_paths(settings, up.services, [DEMO_DOCUMENT], "demo", 600, fixed_ids=True)):
             sys.exit(1)
         click.echo(f"\nQ: {DEMO_QUESTION}\n")
         if not ask_question(settings, up.services, DEMO_QUESTION, "demo", False, 300):

@@ -32,21 +32,21 @@ def ingest_paths(
     *,
     force: bool = False,
     fixed_ids: bool = False,
-) -> bool:
-    """Upload each path (once per content in the workspace), then follow each ingest to its end."""
-    from worker.app_actions import upload, workspace_id
+) -> list[bool]:
+    """Upload each path (once per content in the workspace), then follow each ingest to its end: whether each
+    path was ingested. One that cannot be uploaded is named and the others go on."""
+    from worker.app_actions import workspace_id
     from worker.objects import make_object_store
 
     ws = workspace_id(workspace)
     objects = make_object_store(settings)
     with open_store(settings, services) as store:
         # fixed_ids: the same file gets the same document id, so the demo run twice replaces, never duplicates.
-        uploads = [
-            upload(store, objects, ws, p, workspace_id(f"{ws}/{p.name}") if fixed_ids else None, force=force)
-            for p in paths
-        ]
+        uploads = [_upload(store, objects, ws, p, f"{ws}/{p.name}" if fixed_ids else None, force) for p in paths]
         try:
-            return all([_follow(settings, store, objects, item, timeout, workspace) for item in uploads])
+            return [
+                item is not None and _follow(settings, store, objects, item, timeout, workspace) for item in uploads
+            ]
         except KeyboardInterrupt:
             click.echo(
                 "\nstopped waiting; the ingest goes on in the background: "
@@ -54,6 +54,23 @@ def ingest_paths(
                 err=True,
             )
             sys.exit(INTERRUPTED)
+
+
+def _upload(
+    store: Store, objects: ObjectStore, workspace: str, path: Path, fixed_name: str | None, force: bool
+) -> Upload | None:
+    """One path stored and its ingest recorded (`fixed_name`: the name its document id derives from); None, said
+    in one line, when it cannot be (changed since it was checked)."""
+    from worker.app_actions import upload, workspace_id
+    from worker.errors import PermanentError
+
+    try:
+        return upload(store, objects, workspace, path, fixed_name and workspace_id(fixed_name), force=force)
+    except PermanentError as exc:
+        click.echo(f"error: {exc}", err=True)
+    except OSError as exc:
+        click.echo(f"error: {path}: cannot read it ({exc.strerror})", err=True)
+    return None
 
 
 def _follow(
@@ -98,31 +115,42 @@ def _follow(
 @click.option("--force", is_flag=True, help="Ingest again a file whose content the workspace already holds.")
 @click.option("--timeout", type=SECONDS, default=600, show_default=True, help="Seconds to wait per document.")
 def ingest(files: tuple[Path, ...], workspace: str, force: bool, timeout: float) -> None:
-    """Upload PDFs, images or Document AI JSON files and wait until they are ingested. A folder: its JSON files
-    are one document's shards, each PDF or image in it a document; anything else in it is named as skipped.
-    PDFs and images are parsed by the worker (SEGCITE_PARSER: Document AI, or offline), with progress per page.
+    """Upload PDFs, images or Document AI JSON files and wait until they are ingested. Each file is a document:
+    one that cannot be ingested is named, the others are ingested all the same (exit 1). A folder: each PDF,
+    image or JSON file in it is a document, but a folder of JSON files alone is one document's shards; anything
+    else in it is named as skipped. PDFs and images are parsed by the worker (SEGCITE_PARSER: Document AI, or
+    offline), with progress per page.
 
     The same content in the same workspace is one document: uploading it again reuses it, and --force
     ingests it again in place (same document id, its segments and chunks rebuilt)."""
     from worker.cli.checks import expand, upload_problem
+    from worker.cli.text import ingest_summary
 
     paths, skipped = expand(list(files))
     for line in skipped:
         click.echo(f"skipped {line}", err=True)
     settings = load_settings()
-    # Every file is read here first: one the worker would refuse is refused now, before any row or object exists.
-    problems = [
-        line
-        for line in (upload_problem(p, settings.segcite_max_chars, settings.segcite_max_pages) for p in paths)
-        if line
-    ]
-    if problems:
-        for line in problems:
-            click.echo(f"error: {line}", err=True)
-        sys.exit(UserError.exit_code)
-    up = ensure_up(settings)
-    announce(up, settings)
-    if not ingest_paths(settings, up.services, paths, workspace, timeout, force=force):
+    # Every file is read here first: one the worker would refuse is refused now, before any row or object
+    # exists; the others are ingested all the same, each a document of its own.
+    problems = {p: upload_problem(p, settings.segcite_max_chars, settings.segcite_max_pages) for p in paths}
+    for line in filter(None, problems.values()):
+        click.echo(f"error: {line}", err=True)
+    accepted = [p for p in paths if not problems[p]]
+    done: dict[Path, bool] = {}
+    if accepted:
+        from worker.cli.workspaces import remember
+
+        up = ensure_up(settings)
+        announce(up, settings)
+        remember(settings, workspace)  # a new name makes a new workspace: `segcite workspaces` lists it by name
+        outcomes = ingest_paths(settings, up.services, accepted, workspace, timeout, force=force)
+        done = dict(zip(accepted, outcomes, strict=True))
+    ingested = [p for p in paths if done.get(p)]
+    if len(paths) > 1:
+        click.echo(ingest_summary(ingested, [p for p in paths if not done.get(p)], len(skipped)), err=True)
+    if not accepted:
+        sys.exit(UserError.exit_code)  # nothing stored: every file was refused
+    if len(ingested) < len(paths):
         sys.exit(1)
 
 
@@ -134,14 +162,14 @@ def documents(workspace: str, include_deleted: bool, as_json: bool) -> None:
     """List a workspace's documents: id, file, status, pages, segments, last update."""
     import orjson
 
-    from worker.app_actions import workspace_id
     from worker.cli.text import document_json, documents_table
+    from worker.cli.workspaces import require_workspace
 
     settings = load_settings()
     up = database_up(settings)
     announce(up, settings)
     with open_store(settings, up.services) as store:
-        rows = store.documents(workspace_id(workspace), include_deleted=include_deleted)
+        rows = store.documents(require_workspace(settings, store, workspace), include_deleted=include_deleted)
     if as_json:
         sys.stdout.buffer.write(orjson.dumps([document_json(r) for r in rows], option=orjson.OPT_INDENT_2) + b"\n")
     elif not rows:

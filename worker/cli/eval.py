@@ -91,7 +91,7 @@ def eval_command(
     """Ask a set of questions of a workspace through the real path (rows, inbox, worker, published answer) and
     score the answers and their citations: right, wrong, not found, citation precision and recall, unanswerable
     questions answered, latency. Writes report.json and report.html; prints a summary table."""
-    from worker.app_actions import workspace_id
+    from worker.cli.workspaces import require_workspace
     from worker.processes import ensure_up
 
     old = _read_old_report(compare_with) if compare_with else None  # a bad file is said before any work
@@ -103,7 +103,7 @@ def eval_command(
     up = ensure_up(settings)
     announce(up, settings)
     with open_store(settings, up.services) as store:
-        ws = workspace_id(workspace)
+        ws = require_workspace(settings, store, workspace)
         _say_unknown_documents(store, ws, user_questions, questions_file)
         generated, writing = _generated(settings, store, workspace, ws, generate, generate_with_model, seed)
         questions = [*user_questions, *generated]

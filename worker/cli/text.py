@@ -67,6 +67,19 @@ def ingested_line(name: str, row: DocumentRow) -> str:
     return f"{name}: ingested, {row.page_count} page(s), {row.segment_count} segment(s), document {row.id}"
 
 
+def ingest_summary(ingested: list[Path], not_ingested: list[Path], skipped: int) -> str:
+    """The last line of an ingest of several documents: which were ingested, which not (each said why above)."""
+    total = len(ingested) + len(not_ingested)
+    line = f"ingested {len(ingested)} of {total} document(s)"
+    if ingested:
+        line += ": " + ", ".join(map(str, ingested))
+    if not_ingested:
+        line += "; not ingested (see above): " + ", ".join(map(str, not_ingested))
+    if skipped:
+        line += f"; {skipped} other file(s) skipped"
+    return line
+
+
 def timeout_line(name: str, where: str, seconds: float, workspace: str) -> str:
     """An ingest not done in time; `where` is where it stands (worker.cli.status.waiting_line)."""
     return (

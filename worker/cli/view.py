@@ -39,13 +39,14 @@ def _workspace(ctx: click.Context, param: click.Parameter, value: str | None) ->
     "out_file",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="The HTML file to write (default: answer-<id>.html here).",
+    help="The HTML file to write (default: $SEGCITE_HOME/views/answer-<id>.html).",
 )
 def view(message_id: str | None, last: bool, workspace: str | None, out_file: Path | None) -> None:
-    """Write an answer as one HTML file: its text with citation markers, each citation's document, page, quote,
-    support and warning; a marker shows the cited page's image with the quote highlighted. Self-contained: open
-    it in any browser, offline."""
-    from worker.app_actions import workspace_id
+    """Write an answer as one HTML file and print its path: its text with citation markers, each citation's
+    document, page, quote, support and warning; it opens on the first citation's page with the quote highlighted
+    (`#c2` in its address: the second's), a marker or previous / next (arrow keys) shows another. Self-contained:
+    open it in any browser, offline."""
+    from worker.cli.workspaces import require_workspace
     from worker.objects import make_object_store
     from worker.view import collect_view, render_view
 
@@ -56,7 +57,8 @@ def view(message_id: str | None, last: bool, workspace: str | None, out_file: Pa
     announce(up, settings)
     with open_store(settings, up.services) as store:
         if message_id is None:
-            message = store.last_answer(workspace_id(workspace) if workspace is not None else None)
+            ws = require_workspace(settings, store, workspace) if workspace is not None else None
+            message = store.last_answer(ws)
             if message is None:
                 where = f" in workspace {workspace}" if workspace is not None else ""
                 raise UserError(f"no answered question{where} yet (`segcite ask` asks one)")
@@ -70,7 +72,9 @@ def view(message_id: str | None, last: bool, workspace: str | None, out_file: Pa
             raise UserError(f"message {message.id} is {message.status}: only a done answer can be viewed")
         shown = collect_view(store, make_object_store(settings), message)
         page = render_view(shown)
-    out = out_file or Path(f"answer-{message.id[:8]}.html")
+    out = out_file or settings.home / "views" / f"answer-{message.id[:8]}.html"
+    if out_file is None:
+        out.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # answers quote the documents: the user's alone
     out.write_text(page, encoding="utf-8")
     for note in shown.notes:  # on the page too
         click.echo(note, err=True)

@@ -14,7 +14,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from worker.evalrun.report import KIND_ORDER
-from worker.view import VIEW_STYLE, AnswerView, page_figure
+from worker.view import AnswerView, page_figure
+from worker.view_assets import VIEW_STYLE
 
 COLORS = {
     "right": "#15803d",

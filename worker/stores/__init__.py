@@ -9,7 +9,7 @@ from typing import Any, Protocol
 from ingest import Segment
 from query.fusion import search_terms
 from worker.settings import Settings
-from worker.stores.rows import DocumentRow, InboxStat, MessageRow, PageImageRow, Role
+from worker.stores.rows import DocumentRow, InboxStat, MessageRow, PageImageRow, Role, WorkspaceStat
 
 # How many of a text's words a full-text search is given; the search keeps the rarest of them.
 MAX_SEARCH_TERMS = 200
@@ -33,6 +33,10 @@ class Store(Protocol):
     def get_document(self, document_id: str) -> DocumentRow | None: ...
     def documents(self, workspace_id: str, *, include_deleted: bool = False) -> list[DocumentRow]:
         """The workspace's documents, oldest first."""
+        ...
+
+    def workspaces(self) -> list[WorkspaceStat]:
+        """Every workspace that holds a document (any status) or a conversation, latest activity first."""
         ...
 
     def document_with_content(self, workspace_id: str, content_hash: str) -> DocumentRow | None:

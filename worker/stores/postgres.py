@@ -33,6 +33,7 @@ from worker.stores.rows import (
     MessageStatus,
     PageImageRow,
     Role,
+    WorkspaceStat,
     check_fields,
     segment_from_row,
     segment_to_row,
@@ -49,6 +50,21 @@ _MESSAGE_SELECT = (
     "m.error, m.created_at, m.updated_at from messages m join conversations c on c.id = m.conversation_id "
     "where m.id = %s"
 )
+# Each workspace that holds a document or a conversation: its live documents and segments, and its last change.
+_WORKSPACES = """
+with docs as (
+    select workspace_id, count(*) filter (where status <> 'deleted') as documents,
+           coalesce(sum(segment_count) filter (where status <> 'deleted'), 0) as segments, max(updated_at) as last
+    from documents group by workspace_id
+), talk as (
+    select c.workspace_id, greatest(max(c.created_at), max(m.updated_at)) as last
+    from conversations c left join messages m on m.conversation_id = c.id group by c.workspace_id
+)
+select coalesce(docs.workspace_id, talk.workspace_id) as workspace_id, coalesce(docs.documents, 0) as documents,
+       coalesce(docs.segments, 0) as segments, greatest(docs.last, talk.last) as last_activity
+from docs full join talk on talk.workspace_id = docs.workspace_id
+order by last_activity desc nulls last
+"""
 _SEGMENT_SELECT = ", ".join(f"s.{name}" for name in SEGMENT_COLUMNS)
 _JSON_COLUMNS = frozenset({"bbox", "lines", "metadata"})
 
@@ -134,6 +150,10 @@ class PostgresStore:
                 (workspace_id, include_deleted),
             ).fetchall()
         return [DocumentRow.from_row(r) for r in rows]
+
+    def workspaces(self) -> list[WorkspaceStat]:
+        with self.pool.connection() as conn:
+            return [WorkspaceStat.from_row(r) for r in conn.execute(_WORKSPACES).fetchall()]
 
     def document_with_content(self, workspace_id: str, content_hash: str) -> DocumentRow | None:
         with self.pool.connection() as conn:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -201,6 +202,43 @@ class InboxStat:
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> InboxStat:
         return cls(str(row["task"]), int(row["waiting"]), float(row["oldest_seconds"]))
+
+
+@dataclass(frozen=True)
+class WorkspaceStat:
+    """A workspace that holds a document (of any status) or a conversation (what `segcite workspaces` shows):
+    its documents and their segments, deleted ones left out, and when anything in it last changed."""
+
+    workspace_id: str
+    documents: int
+    segments: int
+    last_activity: datetime | None
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> WorkspaceStat:
+        return cls(
+            str(row["workspace_id"]),
+            int(row["documents"]),
+            int(row["segments"]),
+            _timestamp(row.get("last_activity")),
+        )
+
+
+def workspace_stats(documents: list[dict[str, Any]], messages: list[dict[str, Any]]) -> list[WorkspaceStat]:
+    """WorkspaceStats from plain rows (the `supabase` store's, which PostgREST cannot group): documents with
+    `workspace_id`, `status`, `segment_count`, `updated_at`; messages (or conversations) with `workspace_id` and
+    `updated_at`. Latest activity first, as the `postgres` store orders them."""
+    found: dict[str, dict[str, Any]] = {}
+    for row in [*documents, *messages]:
+        stat = found.setdefault(str(row["workspace_id"]), {"documents": 0, "segments": 0, "last": None})
+        when = _timestamp(row.get("updated_at"))
+        if when is not None and (stat["last"] is None or when > stat["last"]):
+            stat["last"] = when
+        if "status" in row and row["status"] != DocumentStatus.DELETED:
+            stat["documents"] += 1
+            stat["segments"] += row.get("segment_count") or 0
+    stats = [WorkspaceStat(ws, s["documents"], s["segments"], s["last"]) for ws, s in found.items()]
+    return sorted(stats, key=lambda s: s.last_activity.timestamp() if s.last_activity else -math.inf, reverse=True)
 
 
 class DuplicateContent(Exception):

@@ -9,7 +9,7 @@ sent after the row is written, so a client that refetches on an event always see
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -36,10 +36,12 @@ from worker.stores.rows import (
     MessageStatus,
     PageImageRow,
     Role,
+    WorkspaceStat,
     check_fields,
     segment_from_row,
     segment_to_row,
     unfinished,
+    workspace_stats,
 )
 
 _DOCUMENT_SELECT = ",".join(DOCUMENT_COLUMNS)
@@ -49,6 +51,7 @@ _MESSAGE_SELECT = (
 _SEGMENT_SELECT = ",".join(SEGMENT_COLUMNS)
 _PAGE_SELECT = "document_id,page_idx,image_key,mime,width,height"
 _INSERT_BATCH = 500
+_READ_PAGE = 1000  # rows a listing reads per request (Supabase's PostgREST answers at most `max_rows`, 1000)
 # PostgREST's own connection errors (PGRST000-003), and PostgreSQL's classes for a database that is unreachable,
 # shutting down or out of resources: worth retrying. Any other refusal will not change on a retry.
 _TRANSIENT_CODES = ("PGRST000", "PGRST001", "PGRST002", "PGRST003", "08", "53", "57P")
@@ -151,6 +154,22 @@ class SupabaseStore:
             request = request.neq("status", "deleted")
         rows = self._data(request.order("created_at").order("id"))
         return [DocumentRow.from_row(r) for r in rows]
+
+    def workspaces(self) -> list[WorkspaceStat]:
+        """As the `postgres` store's, grouped here (PostgREST does not group). A conversation's activity is when it
+        was opened: a follow-up in an old conversation is not seen, as reading every message would be needed."""
+        documents = self._every(lambda: self._table("documents").select("workspace_id,status,segment_count,updated_at"))
+        talks = self._every(lambda: self._table("conversations").select("workspace_id,updated_at:created_at"))
+        return workspace_stats(documents, talks)
+
+    def _every(self, request: Callable[[], Any]) -> list[dict[str, Any]]:
+        """Every row of a listing, `_READ_PAGE` at a time (in id order, so no row is read twice or skipped)."""
+        rows: list[dict[str, Any]] = []
+        while True:
+            page = self._data(request().order("id").range(len(rows), len(rows) + _READ_PAGE - 1))
+            rows += page
+            if len(page) < _READ_PAGE:
+                return rows
 
     def document_with_content(self, workspace_id: str, content_hash: str) -> DocumentRow | None:
         rows = self._data(
