@@ -51,8 +51,7 @@ import orjson
 
 from evaluation import Question, Source, holds, holds_all, score_answer
 from evaluation.scoring import ANSWERED, DECLINED, NOT_FOUND, RIGHT, WRONG, PageText, page_texts
-from query import build_answer
-from query.extractive import extractive_answer, extractive_sections
+from query import build_answer, extractive_answer, extractive_sections
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO.parent / "shared" / "fixtures"

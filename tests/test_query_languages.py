@@ -12,10 +12,10 @@ import pytest
 
 from ingest import build_segments
 from query import build_answer
-from query.extractive import extractive_answer, extractive_sections
-from query.fusion import search_terms
-from query.question import Kind, read_question
-from query.terms import QUESTION_CHARS_READ, content_tokens, embedding_features, has_words, tokens
+from query.language.question import Kind, read_question
+from query.language.terms import QUESTION_CHARS_READ, content_tokens, embedding_features, has_words, tokens
+from query.reader.extractive import extractive_answer, extractive_sections
+from query.retrieval.fusion import search_terms
 
 
 def answer(path: Path, question: str) -> tuple[str, list[int]]:

@@ -10,7 +10,7 @@ from typing import Protocol
 import numpy as np
 
 from ingest import without_leading_tag
-from query.terms import embedding_features
+from query import embedding_features
 from worker.errors import PermanentError
 from worker.openai_client import classified, openai_client
 from worker.settings import Settings

@@ -4,14 +4,13 @@ module: the answer task calls `retrieve_context`, and nothing else asks for cont
 Hybrid: LightRAG's vector search and PostgreSQL's full-text search over the workspace's `document_segments`
 (`ts_rank_cd` over the question's rarest informative terms, migrations/005_segment_search.sql) each rank
 candidates; reciprocal rank fusion merges them and drops segments whose text repeats a better-ranked one
-(`query.fusion`, pure). Both stores run the same full-text search (the `supabase` one through its RPC).
+(`query.retrieval.fusion`, pure). Both stores run the same full-text search (the `supabase` one through its RPC).
 """
 
 from __future__ import annotations
 
 from ingest import Segment
-from query.fusion import duplicate_key, fuse, search_terms
-from query.terms import QUESTION_CHARS_READ
+from query import QUESTION_CHARS_READ, duplicate_key, fuse, search_terms
 from worker.rag import RagStore
 from worker.stores import WorkspaceSegments
 

@@ -2,7 +2,7 @@
 
 Deterministic, no model. The candidates are a table's rows, `label: value` lines (a label line and the value line
 under it count as one), short lines, and the sentences of prose. For each thing the question asks
-(`query.question`), a candidate must hold a value of the kind asked (an amount for "how much", a date for "when", a
+(`language.question`), a candidate must hold a value of the kind asked (an amount for "how much", a date for "when", a
 name for "who") that the question does not already state, and the thing asked about (its focus; "the date" or "the
 cost" is answered by the value itself). It is then scored on three counts, each clue weighted by how rare it is in
 the context: the focus it holds, the names of the question it holds (or its segment, or its document: "Service B"
@@ -28,12 +28,12 @@ from typing import Any
 import orjson
 
 from ingest import Segment
-from query.candidates import Candidate, candidates_of, label_of
-from query.clause import answering_clause
-from query.fit import FitCheck, ScopeWords, same_document, union
-from query.model import as_segments
-from query.question import Clue, Kind, Part, Question, Words, asks_how_much, read_question, words_of
-from query.values import Span, is_money, value_spans
+from query.citations.model import as_segments
+from query.fit.check import FitCheck, ScopeWords, same_document
+from query.language.question import Clue, Kind, Part, Question, Words, asks_how_much, read_question, union, words_of
+from query.language.values import Span, is_money, label_of, value_spans
+from query.reader.candidates import Candidate, candidates_of
+from query.reader.clause import answering_clause
 
 NOT_FOUND = "I could not find an answer to this question in your documents."
 MAX_SECTIONS = 3
@@ -100,7 +100,7 @@ class _Judge:
             self.document_words[s.document_id] = union(
                 self.document_words.get(s.document_id), self.segment_words[s.segment_id]
             )
-        # the one check of every provider's answers (query.fit): a candidate that fails it is never given
+        # the one check of every provider's answers (query.fit.check): a candidate that fails it is never given
         context_words = functools.reduce(union, self.document_words.values(), None)
         self.fit = FitCheck(asked, ScopeWords(segments), context_words)
         total = len(segments)

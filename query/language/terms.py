@@ -2,7 +2,7 @@
 
 Retrieval (full-text terms, the hash embedder) and the extractive answerer must agree on what is noise: a
 shared "the", "what" or "on" says nothing about where an answer is. Negation words are noise here too (they
-decide whether a claim is supported, which `query.match` judges, not where a passage is).
+decide whether a claim is supported, which `query.citations.match` judges, not where a passage is).
 """
 
 from __future__ import annotations

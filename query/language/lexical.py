@@ -8,9 +8,9 @@ import functools
 import re
 from dataclasses import dataclass
 
-from query.markers import split_sentences
-from query.terms import STOPWORDS, is_cjk
-from query.terms import tokens as _tokens
+from query.citations.markers import split_sentences
+from query.language.terms import STOPWORDS, is_cjk
+from query.language.terms import tokens as _tokens
 
 # A number standing alone ("1889", "12,50", "4.500,00"), not digits inside a word ("f0r" from OCR, "A4").
 _NUMBER = re.compile(r"(?<!\w)\d+(?:[.,]\d+)*(?!\w)")

@@ -12,16 +12,16 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ingest import Segment
-from query.defuse import defused
-from query.fit import FITS, Fit, FitCheck, ScopeWords, answer_status, says_not_found, union
-from query.markers import sentence_markers
-from query.match import SegmentSource
-from query.model import ResolvedSection, SectionCitation, as_segments
-from query.parse import parse_answer, without_surrogates
-from query.question import Words, words_of
-from query.quote import Quote, find_quotes, quotes_boxes, snippet_preview
-from query.resolve import SectionResolver, as_source, mentioned_ids
-from query.verify import Verifier
+from query.citations.defuse import defused
+from query.citations.markers import sentence_markers
+from query.citations.match import SegmentSource
+from query.citations.model import ResolvedSection, SectionCitation, as_segments
+from query.citations.parse import parse_answer, without_surrogates
+from query.citations.quote import Quote, find_quotes, quotes_boxes, snippet_preview
+from query.citations.resolve import SectionResolver, as_source, mentioned_ids
+from query.citations.verify import Verifier
+from query.fit.check import FITS, Fit, FitCheck, ScopeWords, answer_status, says_not_found
+from query.language.question import Words, union, words_of
 
 # (document_id, page_idx) -> that page's stored image `{"key", "width", "height"}`: what the caller knows of the
 # pages (the worker reads it from `document_pages`); a page it does not hold has no image.

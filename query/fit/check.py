@@ -1,8 +1,8 @@
 """Question fit (design §5.9): does a claim answer the question, whatever wrote it?
 
-`support` (query.verify) says whether the cited passage backs a claim; an extractive answer is copied from its
+`support` (query.citations.verify) says whether the cited passage backs a claim; an extractive answer is copied from its
 passage, so its support is always 1.0, and a label with no value or another document's total would look right.
-The fit check reads the question (query.question) and asks of each section, in this order:
+The fit check reads the question (query.language.question) and asks of each section, in this order:
 - a *not-found* statement ("I could not find…", "je ne sais pas", "わかりません") answers nothing: `not_found`;
 - a *label* only ("Surname/Nom/Apellidos", "Tax (10%):"): the claim holds no word the question does not;
 - the *kind* asked: a date for "when", money or a quantity for "how much" (a rate is no amount unless a rate is
@@ -27,9 +27,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ingest import Segment, make_segment_id
-from query.candidates import label_of
-from query.lexical import content_words
-from query.question import (
+from query.language.lexical import content_words
+from query.language.question import (
     FILE_NAME,
     IDENTIFIER,
     Clue,
@@ -45,10 +44,11 @@ from query.question import (
     initials_of,
     read_question,
     stem,
+    union,
     words_of,
 )
-from query.terms import STOPWORDS, fold
-from query.values import is_money, value_spans
+from query.language.terms import STOPWORDS, fold
+from query.language.values import is_money, label_of, value_spans
 
 # Kinds of documents a question may name as its scope ("the invoice total", "the passport's surname").
 DOCUMENT_KINDS = frozenset(
@@ -215,7 +215,7 @@ def folded(text: str) -> str:
 @functools.lru_cache(maxsize=8192)
 def claim_words(text: str) -> Words:
     """A claim's or a passage's words as the focus is looked for in them: the verifier's content words of the same
-    text (`query.lexical`, cached: it reads every claim and cited segment), stemmed, and its abbreviations (EXP);
+    text (`language.lexical`, cached: it reads every claim and cited segment), stemmed, and its abbreviations (EXP);
     a German compound ("Gesamtbetrag") is read as `words_of` reads it."""
     if has_compound(text):
         return words_of(text)
@@ -824,12 +824,6 @@ def names_held(name: tuple[str, ...], words: Words) -> bool:
     if held == len(telling):
         return True
     return len(telling) == 1 and telling[0].isalpha() and telling[0] in words.initials
-
-
-def union(a: Words | None, b: Words) -> Words:
-    if a is None:
-        return b
-    return Words(a.stems | b.stems, a.abbreviations | b.abbreviations, a.tokens | b.tokens, a.initials | b.initials)
 
 
 class ScopeWords:

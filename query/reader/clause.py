@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from query.values import Span
+from query.language.values import Span
 
 TRIM_ABOVE = 80  # characters: a longer text is cut down to the clause holding the focus and the value
 # Characters a cut may extend by: to the sentence's start, to the clause's end, to a closing bracket or quote, to a

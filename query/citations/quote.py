@@ -13,10 +13,10 @@ import msgspec
 from rapidfuzz import fuzz
 
 from ingest import Segment, neutralize_seg_tags
-from query.candidates import label_of
-from query.defuse import defused, unchanged_by_neutralizing
-from query.lexical import Claim, Passage, passage
-from query.lexical import claim as analyse_claim
+from query.citations.defuse import defused, unchanged_by_neutralizing
+from query.language.lexical import Claim, Passage, passage
+from query.language.lexical import claim as analyse_claim
+from query.language.values import label_of
 
 _SPACE = re.compile(r"\s+")
 MAX_RUN = 3  # units in a quote at most: a quote points at a passage, not at the whole segment
@@ -43,7 +43,7 @@ def find_quote(segment: Segment, claim: str) -> Quote:
 
 def find_quotes(segment: Segment, claim: str) -> list[Quote]:
     """`find_quote`'s run, and the units holding the claim's numbers that it lacks: the value printed right of its
-    label ("Tax (10%):" … "$1,767.97", far apart in reading order; `query.layout`) is quoted too, and first, as the
+    label ("Tax (10%):" … "$1,767.97", far apart in reading order; `reader.layout`) is quoted too, and first, as the
     passage a client shows when it shows one. Only a number one unit holds is looked for: the "12" of every row of
     an invoice could be any of them."""
     text = passage(segment.text, segment.kind == "table")

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
-from query.terms import (
+from query.language.terms import (
     CJK,
     MONTH,
     QUESTION_CHARS_READ,
@@ -90,6 +90,12 @@ class Words:
             for form in clue.forms
             for a in self.abbreviations
         )
+
+
+def union(a: Words | None, b: Words) -> Words:
+    if a is None:
+        return b
+    return Words(a.stems | b.stems, a.abbreviations | b.abbreviations, a.tokens | b.tokens, a.initials | b.initials)
 
 
 ABBREVIATION_SHARE = 0.5
