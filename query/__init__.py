@@ -22,7 +22,7 @@ from query.citations.prompt import build_messages
 from query.citations.quote import Quote, find_quote, quote_boxes, snippet_preview
 from query.citations.resolve import SectionResolver, resolve_sections
 from query.citations.verify import LexicalVerifier, Verdict, Verifier
-from query.fit.check import uncertain_note
+from query.fit.verdict import uncertain_note
 from query.language.terms import QUESTION_CHARS_READ, embedding_features, has_words
 from query.reader.extractive import NOT_FOUND, extractive_answer, extractive_sections
 from query.retrieval.fusion import duplicate_key, fuse, search_terms

@@ -12,7 +12,8 @@ import pytest
 
 from ingest import Segment, build_segments
 from query import build_answer
-from query.fit.check import FitCheck, ScopeWords
+from query.fit.check import FitCheck
+from query.fit.documents import ScopeWords
 from query.language.question import Kind, read_question
 from query.reader.extractive import extractive_answer
 

@@ -20,7 +20,10 @@ from query.citations.parse import parse_answer, without_surrogates
 from query.citations.quote import Quote, find_quotes, quotes_boxes, snippet_preview
 from query.citations.resolve import SectionResolver, as_source, mentioned_ids
 from query.citations.verify import Verifier
-from query.fit.check import FITS, Fit, FitCheck, ScopeWords, answer_status, says_not_found
+from query.fit.check import FitCheck
+from query.fit.documents import ScopeWords
+from query.fit.not_found import says_not_found
+from query.fit.verdict import FITS, Fit, answer_status
 from query.language.question import Words, union, words_of
 
 # (document_id, page_idx) -> that page's stored image `{"key", "width", "height"}`: what the caller knows of the

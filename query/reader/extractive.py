@@ -29,7 +29,8 @@ import orjson
 
 from ingest import Segment
 from query.citations.model import as_segments
-from query.fit.check import FitCheck, ScopeWords, same_document
+from query.fit.check import FitCheck
+from query.fit.documents import ScopeWords, same_document
 from query.language.question import Clue, Kind, Part, Question, Words, asks_how_much, read_question, union, words_of
 from query.language.values import Span, is_money, label_of, value_spans
 from query.reader.candidates import Candidate, candidates_of
