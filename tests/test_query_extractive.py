@@ -549,7 +549,7 @@ def answered(question: str, context: list[_Segment]) -> tuple[str, list[_Segment
 @pytest.mark.parametrize("question", ["Tax", "What is the tax?", "How much tax was charged?"])
 def test_a_question_about_an_amount_gets_the_value_not_its_bare_label(docai_real_dir, question: str) -> None:
     """The Google invoice's text puts "$1,767.97" lines before "Tax (10%):": the answer was the label alone. Now
-    the value: Document AI's field, or the value its boxes show right of the label (query.reader.layout)."""
+    the value: Document AI's field, or the value its boxes show right of the label (query.language.layout)."""
     content, cited = answered(question, ingested(docai_real_dir / "invoice_parser_1p.json"))
     assert "$1,767.97" in content
     assert not content.split("[")[0].rstrip().endswith(":")

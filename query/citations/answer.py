@@ -23,7 +23,8 @@ from query.citations.verify import Verifier
 from query.fit.check import FitCheck
 from query.fit.documents import ScopeWords
 from query.fit.not_found import says_not_found
-from query.fit.verdict import FITS, Fit, answer_status
+from query.fit.relation import Verification
+from query.fit.verdict import FITS, Answered, Fit, answer_status
 from query.language.question import Words, union, words_of
 
 # (document_id, page_idx) -> that page's stored image `{"key", "width", "height"}`: what the caller knows of the
@@ -58,8 +59,7 @@ class AnswerBuilder:
     def __init__(self, page_images: PageImages = NO_PAGE_IMAGES, fit_check: FitCheck | None = None) -> None:
         self._page_images = page_images
         self._fit_check = fit_check  # None: no question to check against (fit null)
-        self._fits: list[Fit] = []
-        self._cited: list[bool] = []
+        self._answered: list[Answered] = []  # what the answer's status reads of each section
         self._numbers: dict[str, int] = {}  # segment_id -> citation number, by first appearance
         self._citations: list[dict[str, Any]] = []
         self._sections: list[dict[str, Any]] = []
@@ -89,7 +89,7 @@ class AnswerBuilder:
         text = "".join(pieces)
         self._texts.append(text)
         self._stats[section.status] += 1
-        fit = self._fit(section)
+        fit, verification = self._check(section)
         entry = {
             "text": section.text,
             "source_ids": section.source_ids,
@@ -99,24 +99,33 @@ class AnswerBuilder:
             "citation_error": section.error,
             "fit": round(fit.score, 3) if self._fit_check is not None else None,
             "fit_warning": fit.warning,
+            "verified_as": verification.how if verification else None,
+            "verification_warning": verification.why if verification else None,
         }
         self._sections.append(entry)
         return entry, text
 
-    def _fit(self, section: ResolvedSection) -> Fit:
-        if self._fit_check is not None:
-            fit = self._fit_check.check(section.text, [c.segment for c in section.citations])
-        elif says_not_found(section.text):
-            fit = Fit(0.0, "the answer says it was not found", not_found=True)
-        else:
-            fit = FITS
-        self._fits.append(fit)
-        self._cited.append(bool(section.citations))
-        return fit
+    def _check(self, section: ResolvedSection) -> tuple[Fit, Verification | None]:
+        """The section's fit to the question and, where it fits and cites a passage, its verification (None: no
+        question to check against, or nothing to verify)."""
+        cited = bool(section.citations)
+        if self._fit_check is None:
+            fit = Fit(0.0, "the answer says it was not found", not_found=True) if says_not_found(section.text) else FITS
+            self._answered.append(Answered(fit, cited, part=0))  # (no question: nothing to verify it against)
+            return fit, None
+        segments = [c.segment for c in section.citations]
+        fit = self._fit_check.check(section.text, segments)
+        verification = None
+        if not fit.fails and not fit.not_found and cited:
+            verification = self._fit_check.verify(section.text, segments)
+        found = verification if verification is not None else Verification(None)
+        self._answered.append(Answered(fit, cited, found.part, found.value))
+        return fit, verification
 
     @property
     def answer_status(self) -> str:
-        return answer_status(self._fits, self._cited)
+        parts = len(self._fit_check.asked.parts) if self._fit_check is not None else 1
+        return answer_status(self._answered, max(parts, 1))
 
     def _number(self, citation: SectionCitation, section: ResolvedSection) -> int:
         segment_id = citation.segment.segment_id

@@ -43,7 +43,7 @@ def find_quote(segment: Segment, claim: str) -> Quote:
 
 def find_quotes(segment: Segment, claim: str) -> list[Quote]:
     """`find_quote`'s run, and the units holding the claim's numbers that it lacks: the value printed right of its
-    label ("Tax (10%):" … "$1,767.97", far apart in reading order; `reader.layout`) is quoted too, and first, as the
+    label ("Tax (10%):" … "$1,767.97", far apart in reading order; `language.layout`) is quoted too, and first, as the
     passage a client shows when it shows one. Only a number one unit holds is looked for: the "12" of every row of
     an invoice could be any of them."""
     text = passage(segment.text, segment.kind == "table")

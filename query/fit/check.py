@@ -9,6 +9,8 @@ module of its own:
 - per part of the question, the `focus` (the thing asked about is spoken of; not another attribute of it) and the
   `kind` of value asked (a date for "when", an amount for "how much", a name for "who");
 - `scope`: the cited document is the one the question asks about (a file, a year, a name, a kind of document).
+Then, of a claim that fits, `relation` says whether it is *verified*: its passage states the value as the asked
+attribute of the asked subject (`verify`), which `answered` promises.
 `fit` is 1.0 when every check passes, else the score of the first that fails, with `fit_warning` saying why. The
 offline answerer skips a candidate that fails (precision first); a model's section keeps its text and is flagged,
 and the answer is `uncertain`.
@@ -25,6 +27,7 @@ from query.fit.focus import FocusCheck
 from query.fit.kind import KindCheck
 from query.fit.label import LabelCheck
 from query.fit.not_found import says_not_found
+from query.fit.relation import RelationCheck, Verification
 from query.fit.scope import ScopeCheck
 from query.fit.verdict import FITS, NOT_FOUND_FIT, Fit
 from query.fit.words import excluded_by
@@ -50,6 +53,7 @@ class FitCheck:
         self.focus = FocusCheck(self.asked)
         self.kind = KindCheck(self.asked)
         self.scope = ScopeCheck(self.asked, scope_words, context_words)
+        self.relation = RelationCheck(self.asked, self.kind, scope_words)
         parts = self.asked.parts
         # (every part has a specific focus, and none is passed by a name labelling the claim: a claim and passages
         # speaking of none of them fail every part's focus, the first part's failure being the answer)
@@ -79,6 +83,11 @@ class FitCheck:
                 break  # (one part it answers is enough)
         best = best or FITS
         return best if best.fails else (self.scope(text, segments) or best)
+
+    def verify(self, text: str, segments: Sequence[Segment], part: Part | None = None) -> Verification:
+        """Whether the passages the claim cites state its value as the thing asked (`relation`): what `answered`
+        promises."""
+        return self.relation(text, segments, part)
 
     def spoken(self, text: str) -> frozenset[str]:
         """The question's clues a text speaks of (`FocusCheck.spoken`)."""

@@ -41,6 +41,24 @@ class ScopeWords:
     def _known_around(self, segment: Segment) -> list[Segment]:
         return [s for i in self._around(segment) if (s := self._known.get(i)) is not None and same_document(s, segment)]
 
+    def title(self, segment: Segment, lines: int | None = 5) -> str:
+        """The first `lines` lines (None: all) of the segment's document: where it says what it is ("SCE&G … JWANNA
+        SPANN … ACCOUNT NUMBER"). Its first segment, from the workspace where the context lacks it; in a file of
+        several documents, the first known one of the segment's."""
+        head = [make_segment_id(segment.document_id, i) for i in range(min(self.HEAD, segment.segment_index))]
+        missing = [i for i in head if i not in self._known]
+        if missing and self._lookup is not None:
+            found = self._lookup(missing)
+            self._known.update({i: found.get(i) for i in missing})
+        first = min(
+            (s for s in self.context if same_document(s, segment) and s.segment_index <= segment.segment_index),
+            key=lambda s: s.segment_index,
+            default=segment,
+        )
+        if first.segment_index >= self.HEAD and first.segment_id != segment.segment_id and not _text_alone(first):
+            return ""  # (the document's head is not known: a later segment says nothing of what it is)
+        return "\n".join(first.text.splitlines()[:lines])
+
     def texts(self, segment: Segment) -> list[str]:
         """The texts of the segment and of those known around it (its neighbours, its document's head)."""
         return [segment.text] + [s.text for s in self._known_around(segment)]
@@ -65,11 +83,16 @@ class ScopeWords:
         return self._words[key]
 
 
+def _text_alone(segment: Segment) -> bool:
+    """A segment of a file of text alone, where pages are documents (`same_document`)."""
+    return segment.bbox is None and segment.kind == "text"
+
+
 def same_document(a: Segment, b: Segment) -> bool:
     """Whether two segments of one file speak of one document. A file of text alone (no layout: no boxes, kind
     `text`) has pages only where a splitter said which of its documents each piece of text is (ingest's
     `splitter_parts`): there, another page is another document (an invoice, then a receipt)."""
     if a.document_id != b.document_id:
         return False
-    text_alone = all(s.bbox is None and s.kind == "text" for s in (a, b))
+    text_alone = _text_alone(a) and _text_alone(b)
     return a.page_idx == b.page_idx or not text_alone

@@ -12,7 +12,7 @@ from query.fit.verdict import KIND_FIT, RATE_FIT, Fit
 from query.fit.words import ATTRIBUTES, IDENTIFIER_WORDS
 from query.language.question import Kind, Part, asks_rate, stem
 from query.language.terms import fold
-from query.language.values import is_money, value_spans
+from query.language.values import Span, is_money, value_spans
 
 _TIME = re.compile(r"\b\d{1,2}[:h]\d{2}\b")
 # An amount after a run of words on its line: "Total Electric Charges $148.89" labels the amount.
@@ -73,6 +73,22 @@ class KindCheck:
             return Fit(RATE_FIT, "asks for a price per unit; the answer gives none")  # (a percentage is none)
         if part.kind is Kind.ANY:
             return None
+        spans = self.spans(part, text)
+        if not spans:
+            return Fit(KIND_FIT, f"asks for {_KIND_NOUNS[part.kind]}; the answer has none")
+        if (
+            asks_rate(part)
+            and not any(text[a:b].rstrip().endswith("%") for a, b in spans)
+            and not _RATE.search(fold(text))
+        ):
+            return Fit(RATE_FIT, "asks for a rate; the answer gives none")  # "HOUR/UNIT: 40.00" for the hourly rate
+        rates = all(text[a:b].rstrip().endswith("%") for a, b in spans)
+        if part.kind is Kind.AMOUNT and rates and not asks_rate(part) and self.asked.asks_amount(part):
+            return Fit(RATE_FIT, "asks for an amount; the answer gives only a rate")
+        return None
+
+    def spans(self, part: Part, text: str) -> list[Span]:
+        """Where the claim holds a value of the kind the part asks for, and not one that only looks like it."""
         separators = {c.word for c in part.focus}
         spans = value_spans(part.kind, text, self.asked.known, separators)
         if part.kind is Kind.NAME and ":" in text:  # "NET PAY: 1,479 93": a label is no name
@@ -119,18 +135,7 @@ class KindCheck:
         if part.kind is Kind.PHONE and spans:  # a fax number is labelled "Fax:", and a phone number is not
             fax = "fax" in self.asked.known
             spans = [(a, b) for a, b in spans if (_FAX_BEFORE.search(text, max(0, a - 12), a) is not None) == fax]
-        if not spans:
-            return Fit(KIND_FIT, f"asks for {_KIND_NOUNS[part.kind]}; the answer has none")
-        if (
-            asks_rate(part)
-            and not any(text[a:b].rstrip().endswith("%") for a, b in spans)
-            and not _RATE.search(fold(text))
-        ):
-            return Fit(RATE_FIT, "asks for a rate; the answer gives none")  # "HOUR/UNIT: 40.00" for the hourly rate
-        rates = all(text[a:b].rstrip().endswith("%") for a, b in spans)
-        if part.kind is Kind.AMOUNT and rates and not asks_rate(part) and self.asked.asks_amount(part):
-            return Fit(RATE_FIT, "asks for an amount; the answer gives only a rate")
-        return None
+        return spans
 
 
 def _named_after(text: str, end: int, focus: frozenset[str]) -> bool:

@@ -26,13 +26,31 @@ class Fit:
 FITS = Fit(1.0, None)
 
 
-def answer_status(fits: Sequence[Fit], cited: Sequence[bool]) -> str:
-    """`not_found` when no section answers; `uncertain` when a section that answers fails the check or cites
-    nothing; else `answered`."""
-    answering = [(f, c) for f, c in zip(fits, cited, strict=True) if not f.not_found]
+@dataclass(frozen=True)
+class Answered:
+    """What the status reads of one section: its fit, whether it cites a passage, and what its verification found:
+    the part of the question it verifiably answers (None: not verified) and the value."""
+
+    fit: Fit
+    cited: bool
+    part: int | None = None
+    value: str | None = None
+
+
+def answer_status(sections: Sequence[Answered], parts: int = 1) -> str:
+    """`not_found` when no section answers; `answered` when every section that answers fits the question and cites a
+    passage, and each of the question's `parts` is verified, by one value (two documents' values for one thing, the
+    question cannot tell which: a guess); else `uncertain`."""
+    answering = [s for s in sections if not s.fit.not_found]
     if not answering:
         return NOT_FOUND
-    if any(f.fails or not c for f, c in answering):
+    if any(s.fit.fails or not s.cited for s in answering):
+        return UNCERTAIN
+    values: dict[int, set[str | None]] = {}
+    for s in answering:
+        if s.part is not None:
+            values.setdefault(s.part, set()).add(s.value)
+    if len(values) < parts or any(len(v) > 1 for v in values.values()):
         return UNCERTAIN
     return ANSWERED
 
@@ -42,7 +60,9 @@ def uncertain_note(metadata: dict | None) -> str | None:
     metadata = metadata or {}
     if metadata.get("answer_status") != UNCERTAIN:
         return None
-    reasons = [s["fit_warning"] for s in metadata.get("sections", []) if s.get("fit_warning")]
+    sections = metadata.get("sections", [])
+    reasons = [s["fit_warning"] for s in sections if s.get("fit_warning")]
+    reasons = reasons or [s["verification_warning"] for s in sections if s.get("verification_warning")]
     if not reasons:
         reasons = ["a part of it cites no passage"]
     return f"Uncertain: this answer may not answer the question ({'; '.join(dict.fromkeys(reasons))})."

@@ -12,6 +12,7 @@ one clue with two spellings. "What are the subtotal and the tax …?" asks for t
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -60,6 +61,9 @@ class Part:
     # "dog" of "the name of Brenda's dog": the thing the focus belongs to, owned by a name of the question. The name
     # finds Brenda, not her dog: only a document that speaks of a dog answers (Brenda's ID is no dog's name tag).
     owner: tuple[Clue, ...] = ()
+    # "used for" of "What project were the supplies used for?", "filed" of "When was it filed?": the verb the
+    # question ends on, and the preposition after it, whether or not the verb is what is asked (its focus).
+    relation: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -69,6 +73,7 @@ class Question:
     names: tuple[tuple[str, ...], ...]  # capitalized runs and identifiers, as case-folded words
     parts: list[Part]
     files: tuple[str, ...] = ()  # file names the question gives ("invoice.pdf"), case-folded: documents, not words
+    verbs: frozenset[str] = frozenset()  # the verbs it asks through: "added" of "how much tax was added"
 
 
 @dataclass(frozen=True)
@@ -179,6 +184,20 @@ _ALIASES = {
     "born": ("birth", "dob", "naissance", "nacimiento", "geburt"),
     "tall": ("height", "hgt"),
     "debited": ("debit", "prélevé", "prélèvement", "cargo", "abbuchung"),
+    "wrote": ("written", "write", "writer", "author"),
+    # a month and its abbreviation, as a table's head writes it ("Apr 18")
+    "january": ("jan",),
+    "february": ("feb",),
+    "march": ("mar",),
+    "april": ("apr",),
+    "june": ("jun",),
+    "july": ("jul",),
+    "august": ("aug",),
+    "september": ("sep", "sept"),
+    "october": ("oct",),
+    "november": ("nov",),
+    "december": ("dec",),
+    "written": ("wrote", "write", "writer", "author"),
 }
 # One word in several languages: a question in one finds a document in another, either way.
 _SYNONYMS = (
@@ -369,7 +388,22 @@ def read_question(text: str) -> Question:
     names = _names(text)
     name_words = {w for name in names for w in name}
     parts = [_read_part(piece, clues, name_words) for piece in pieces or [text]]
-    return Question(text, tuple(clues.values()), names, parts, files)
+    return Question(text, tuple(clues.values()), names, parts, files, _verbs(text))
+
+
+def _verbs(text: str) -> frozenset[str]:
+    """The participles right after an auxiliary ("was added", "were used", "is written") and a question's last word
+    after one ("does it expire"): the verbs a question asks through, not words naming what it asks about."""
+    words = tokens(text)
+    asks = next((i for i, w in enumerate(words) if w in _BE | _DO), len(words))
+    verbs = {
+        after
+        for before, after in itertools.pairwise(words)
+        if before in _BE | _DO and (after.endswith(("ed", "en")) or after in _PARTICIPLES)
+    } | {w for w in words[asks:] if w in _PARTICIPLES}
+    verbs.discard("due")  # ("when is payment due": what is asked, not how)
+    closing, _ = _closing(text, words)
+    return frozenset(verbs | ({closing} if closing else set()))
 
 
 _TOPIC = re.compile(r"[はがを]")
@@ -468,6 +502,7 @@ def _read_part(text: str, clues: dict[str, Clue], name_words: set[str]) -> Part:
     kind = _kind_of(text, run)
     generic = frozenset(_GENERIC.get(kind, "").split())
     closing, role = _closing(text, words)
+    relation = tuple(w for w in (closing, role) if w) if closing else ()
     # "When was the paper communicated?", "On what date will it be debited?", "Who is the invoice addressed to?":
     # the verb names what is asked ("which city does she live in": the city).
     by_verb = (kind is Kind.DATE and set(run) <= generic) or (kind is Kind.NAME and words[:1] in (["who"], ["whom"]))
@@ -504,6 +539,7 @@ def _read_part(text: str, clues: dict[str, Clue], name_words: set[str]) -> Part:
         generic & frozenset(focus_words),
         role,
         tuple(clues[w] for w in owner if w in clues),
+        relation,
     )
 
 

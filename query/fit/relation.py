@@ -1,0 +1,467 @@
+"""The relation check (design §5.9): `answered` is a promise, given only where the claim is *verified*: the cited
+passage states the claim's value as the asked attribute of the asked subject. Three forms count:
+- a label and its value ("Balance Due: $4,647.68", a form's field, a label line over its value line): the words right
+  before the value name the attribute asked, every word of it, with nothing but function words, other field names or
+  a parenthesis between them and the value;
+- a table cell: the column's head and the row's label name the attribute and the row asked ("Laptop" under "Rate");
+- a sentence whose relation is the question's: the attribute or the question's verb right before the value ("the
+  default viewer is xdg-open", "the tutorial was written by Charles Staats", "supplies used for Project Q"), or a
+  definition right after it ("Cymbal Inc. (the Licensor)", "xdg-open is the default viewer").
+In each form, the words that say whose attribute it is (the subject: "the *earlier application*'s filing date") are
+said around the value or by the document's title, half of them at least. Anything else the answerer offers (a
+sentence that shares the question's words, a value near them) is not verified, and the answer is `uncertain`.
+
+Only the passage is read, never how the claim was written: a model's paraphrase is verified by the passage's unit
+(line, sentence, table row, or pair its boxes show) holding the claim's value, an extractive answer by the unit it
+was copied from.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from ingest import Segment
+from query.fit.asked import Asked
+from query.fit.documents import ScopeWords
+from query.fit.kind import KindCheck
+from query.fit.words import ATTRIBUTES, LABEL_WORDS, claim_words, names_held, names_of
+from query.language.layout import layout_pairs
+from query.language.question import Clue, Kind, Part, Words, stem
+from query.language.terms import QUESTION_WORDS, STOPWORDS, fold, is_cjk
+
+LABEL, CELL, SENTENCE = "label", "table cell", "sentence"
+REACH = 8  # words before a value where its label or the question's verb must be
+DEFINITION_REACH = 4  # words after a value where a definition must name the attribute ("(the Licensor)")
+UNTYPED_VALUES = 4  # an untyped claim's first words that the question does not hold: one of them is its value
+SUBJECT_SHARE = 0.5  # at least this share of the subject's words is said around the value or by the title
+SUBJECT_WORDS = 2  # a subject of fewer words is not checked
+_BOUNDARY = re.compile(r"[.;!?](?:\s|$)|\n")  # a clause ends here: what is before says nothing of what is after
+_NUMBER = re.compile(r"\d[\d,./-]*")
+_WORD = re.compile(r"\w+")
+_PARENTHESIS = re.compile(r"\([^()]*\)")
+_LABEL_END = (":", "=", "#", "|", "-", "–", "—")
+# What opens a definition after a value: "(the Licensor)", "is the", "was a", "as the".
+_DEFINITION = re.compile(
+    r"^\s*(?:\(|(?:is|was|are|were|as|being|will be)\b)\s*(?:(?:the|a|an|its|our|their)\b)?", re.IGNORECASE
+)
+_CELL = " | "
+_EMPTY_CELLS = frozenset({"", "—", "-"})
+_WHO = frozenset("who whom".split())
+_OWNING = frozenset("of for".split())
+_LINKS = frozenset("is are was were be to equals called named".split())  # what may link an untyped value to its name
+_COPULAS = frozenset("is are was were be been being will shall can may must set equals equal".split())
+# Words that name the document or the field, not whose attribute is asked ("on the invoice", "the form's date").
+_NOT_A_SUBJECT = (
+    frozenset(
+        map(
+            stem,
+            "document page file form invoice receipt bill statement manual guide report letter contract agreement "
+            "patent passport license licence card stub sheet credential store shop brevet facture factura rechnung "
+            "recibo quittung formulaire formulario contrat contrato vertrag pasaporte passeport reisepass "
+            # the person a form or a bill is about, whom the document names
+            "patient customer client".split(),
+        )
+    )
+    | LABEL_WORDS
+)
+_PREPOSITIONS = frozenset("according regarding concerning".split())
+_CAPTION_WORDS = frozenset(
+    map(stem, "name address street city town state province country zip code post office".split())
+)
+# Words a date's phrase holds around its value: "second week of October 2019", "end of May".
+_DATE_WORDS = frozenset("first second third fourth last week weeks month end beginning early mid late".split())
+TITLE_LINES = 10  # the first lines of a document, where it says what it is
+_DOCUMENT_NOUN = re.compile(
+    r"\b(?:form|receipt|invoice|bill|stub|statement|letter|contract|agreement|patent|passport|licen[cs]e|report|"
+    r"schedule|certificate|card|credential|manual|guide|slip|policy|facture|factura|rechnung|brevet)s?\b"
+)
+_DESCRIBING_AFTER = re.compile(r"\s+(?:on|about|for|regarding|with|of|that)\s+(.*)$")
+
+
+@dataclass(frozen=True)
+class Verification:
+    """How the passage states the claim's value as the thing asked (`how`: LABEL, CELL, SENTENCE), for which part of
+    the question, and the value; or, unverified, why not."""
+
+    how: str | None
+    part: int | None = None
+    value: str | None = None
+    why: str | None = None
+
+    @property
+    def verified(self) -> bool:
+        return self.how is not None
+
+
+@dataclass(frozen=True)
+class _Unit:
+    """A line, a sentence or a table row of a passage (a row with the heads of its columns), and where its lines
+    start (a value opening a line under its label line is the label's)."""
+
+    text: str
+    heads: tuple[str, ...] = ()
+    line_starts: frozenset[int] = frozenset()
+
+    @property
+    def row(self) -> bool:
+        return _CELL in self.text
+
+
+class RelationCheck:
+    """Verifies claims against their passages for one question: `kind` finds a claim's values of the kind asked,
+    `scope_words` a document's title, where a subject word may be said instead of beside the value."""
+
+    def __init__(self, asked: Asked, kind: KindCheck, scope_words: ScopeWords):
+        self.asked = asked
+        self._kind = kind
+        self._scope_words = scope_words
+        self._gap_words = STOPWORDS | QUESTION_WORDS | asked.known
+        self._asked_tokens = asked.known | {f for c in asked.question.clues for f in c.forms}
+        self._describing = _describing_words(asked.text)
+        self._subjects = {id(p): self._subject_of(p) for p in asked.parts}
+        self._specific = {id(p): self._specific_of(p) for p in asked.parts}
+        self._owners = {id(p): _owning_names(asked, p) for p in asked.parts}
+        # ("who wrote it": the verb is the focus, and the value its agent)
+        first = asked.question.text.split(maxsplit=2)
+        self._agents = {
+            id(p)
+            for p in asked.parts
+            if first[:1]
+            and fold(first[0]) in _WHO
+            and p.focus
+            and len(first) > 1
+            and fold(first[1]).strip("?") == p.focus[0].word
+        }
+
+    def __call__(self, text: str, segments: Sequence[Segment], part: Part | None = None) -> Verification:
+        parts = [(i, p) for i, p in enumerate(self.asked.parts) if part is None or p is part] or [(0, part)]
+        for index, asked in parts:
+            values = self._values(asked, text)
+            for segment in segments:
+                for unit in _units(segment):
+                    for value in values:
+                        if how := self._states(asked, unit, value, segment):
+                            return Verification(how, index, _plain(value))
+        asked_about = " ".join(c.word for p in self.asked.parts for c in p.focus) or "what is asked"
+        return Verification(None, why=f"its passage does not state it as the {asked_about} asked")
+
+    def _values(self, part: Part, text: str) -> list[str]:
+        """The claim's values of the kind asked, as written (a value the question states is none)."""
+        if part.kind is Kind.ANY:
+            return _untyped_values(text, self.asked.known)
+        spans = [_whole_words(text, a, b) for a, b in self._kind.spans(part, text)]
+        return list(dict.fromkeys(v for a, b in spans if (v := text[a:b].strip())))
+
+    def _states(self, part: Part, unit: _Unit, value: str, segment: Segment) -> str | None:
+        if not self._names_held(part, unit, segment):
+            return None
+        for start in _occurrences(unit.text, value):
+            end = start + len(value)
+            if unit.row:
+                if how := self._cell(part, unit, start, end, segment):
+                    return how
+                continue
+            lead, trail = _lead(unit.text, start), _trail(unit.text, end)
+            if not self._subject_held(part, f"{lead} {trail}", segment):
+                continue
+            if self._named_before(part, lead):
+                labelled = lead.rstrip().endswith(_LABEL_END) or start in unit.line_starts
+                return LABEL if labelled else SENTENCE
+            if part.kind is not Kind.ANY and self._defined_after(part, trail):
+                return SENTENCE  # (an untyped value has no kind to tell it from the words before a definition)
+        return None
+
+    def _names_held(self, part: Part, unit: _Unit, segment: Segment) -> bool:
+        """The names that say which of the attribute is asked are said where the value is, or by the document's
+        title (a licence's holder): "the *Harvard* estimate", "units of *Tool A*", "*Lundmark's* solution" (a name
+        the document is of is the scope check's)."""
+        names = self._owners.get(id(part))
+        if names is None:
+            names = _owning_names(self.asked, part)
+        if not names:
+            return True
+        here = names_of(unit.text)
+        missing = [n for n in names if not names_held(n, here)]
+        if not missing:
+            return True
+        title = names_of(self._scope_words.title(segment, lines=None))
+        return all(names_held(n, title) for n in missing)
+
+    def _cell(self, part: Part, unit: _Unit, start: int, end: int, segment: Segment) -> str | None:
+        """The row's label and the head of the value's column name the attribute; the subject is the row's."""
+        cells = unit.text.split(_CELL)
+        offset, column = 0, None
+        for i, cell in enumerate(cells):
+            if offset <= start and end <= offset + len(cell):
+                column = i
+            offset += len(cell) + len(_CELL)
+        if column is None:
+            return None
+        label = next((c for c in cells[:column] if c.strip() not in _EMPTY_CELLS and not _NUMBER.search(c)), "")
+        head = unit.heads[column] if column < len(unit.heads) else ""
+        said = f"{head} {label}"
+        if self._names(part, said) and self._subject_held(part, said, segment):
+            return CELL
+        return None
+
+    def _names(self, part: Part, text: str) -> bool:
+        """`words` name the attribute asked: its role's label ("TO:"); or its specific focus words (those not a verb
+        of the question), all of them, or its head noun alone where the label says nothing else ("TERMS:" for the
+        payment terms); with none, a word of its focus or of its subject ("VIGENCIA" for the year it is valid)."""
+        if part.role and part.role in names_of(text).tokens:
+            return True
+        words = claim_words(text)
+        specific = self._specific.get(id(part))
+        if specific is None:
+            specific = self._specific_of(part)
+        if specific:
+            held = [c for c in specific if words.holds(c)]
+            if len(held) == len(specific):
+                return True
+            return len(held) == len(specific) - 1 and words.holds(specific[-1]) and not self._says_more(words)
+        subject = self._subjects.get(id(part), ())
+        return any(words.holds(c) for c in (*part.focus, *subject))
+
+    def _says_more(self, words: Words) -> bool:
+        """A label says more than the question: a content word of its own ("BALANCE DUE" for the previous balance)."""
+        return any(
+            w not in self._gap_words and not any(ch.isdigit() for ch in w) for w in words.tokens - self._asked_tokens
+        )
+
+    def _specific_of(self, part: Part) -> list[Clue]:
+        """The focus words a label must say: not the generic ones (a value says "date" itself), nor a verb of the
+        question ("the total *paid*"), unless nothing else is left ("When was it *filed*?")."""
+        specific = [c for c in part.focus if c.word not in part.generic]
+        nouns = [c for c in specific if c.word not in self.asked.question.verbs]
+        return nouns or specific
+
+    def _named_before(self, part: Part, lead: str) -> bool:
+        """The lead names the attribute (or ends on the question's verb: "written by", "used for"), and nothing but
+        function words, field names or a parenthesis stand between that and the value."""
+        words = [m.group() for m in _WORD.finditer(_PARENTHESIS.sub(" ", lead))]
+        for cut in range(1, len(words) + 1):  # (the shortest tail of the lead that names it)
+            tail = " ".join(words[-cut:])
+            if _says_relation(tail, part.relation):
+                return True
+            if self._names(part, tail):
+                labelled = lead.rstrip().endswith(_LABEL_END)
+                if part.kind is Kind.NAME and id(part) in self._agents and not labelled:
+                    return False  # "who wrote it": its agent, before the verb or after "by", not its object
+                return self._clear_gap(part, words[-cut:], labelled) and (
+                    part.kind is not Kind.ANY or _links(lead, words[-cut:])
+                )
+        if part.kind in (Kind.PHONE, Kind.EMAIL):  # a number's shape says what it is: "LOS GATOS - (408) 356-3757"
+            return any(names_held(n, names_of(lead)) for n in self.asked.question.names)
+        return False
+
+    def _clear_gap(self, part: Part, tail: list[str], labelled: bool) -> bool:
+        """After the last word naming the attribute, only function words, the question's own words, copulas, field
+        names and numbers (a form's box code) before the value: "Governing law: laws of New York", not "sector - as
+        set forth on Schedule A"."""
+        relation = {stem(w) for w in part.relation}
+        naming = (*part.focus, *self._subjects.get(id(part), ()))
+        last = max(
+            (i for i, w in enumerate(tail) if any(claim_words(w).holds(c) for c in naming) or stem(w) in relation),
+            default=-1,
+        )
+        for word in tail[last + 1 :]:
+            low = word.casefold()
+            if low in self._gap_words or low in _COPULAS or _NUMBER.fullmatch(word) or len(word) == 1:
+                continue
+            if part.kind is Kind.DATE and low in _DATE_WORDS:
+                continue
+            if labelled and (stem(low) in LABEL_WORDS or stem(low) in ATTRIBUTES or stem(low) in _CAPTION_WORDS):
+                continue  # "City, town or post office, state, and ZIP code:": a caption naming several fields
+            return False
+        return True
+
+    def _defined_after(self, part: Part, trail: str) -> bool:
+        """What follows the value names the attribute: a definition ("Cymbal Inc. (the Licensor)", "xdg-open is the
+        default viewer", "5/29/18 is subject to late payment charges"), or, for a count, what it counts ("46
+        extra-galactic nebulae"); only the question's own words or function words before the naming word."""
+        match = _DEFINITION.match(trail)
+        if match is None and not self.asked.asks_count:
+            return False
+        words = _WORD.findall(trail[match.end() :] if match else trail)[: DEFINITION_REACH + 2]
+        for cut in range(1, len(words) + 1):
+            head = words[:cut]
+            if self._names(part, " ".join(head)):
+                return all(w.casefold() in self._gap_words or w.casefold() in _COPULAS for w in head[:-1])
+        return False
+
+    def _subject_of(self, part: Part) -> tuple[Clue, ...]:
+        """The question's words that say whose attribute is asked, beyond its focus, its names and its verbs:
+        "earlier", "application" of "the earlier application's filing date"."""
+        named = {w for name in self.asked.question.names for w in name}
+        verbs = {stem(w) for w in (*part.relation, *self.asked.question.verbs)}
+        focus = {c for p in self.asked.parts for c in p.focus}  # (the other parts' focus is theirs)
+        return tuple(
+            c
+            for c in self.asked.question.clues
+            if c not in focus
+            and c.word not in named
+            and c.word not in self._describing
+            and stem(c.word) not in verbs
+            and not c.forms & _NOT_A_SUBJECT
+            and not any(ch.isdigit() for ch in c.word)
+            and not is_cjk(c.word)  # (CJK is read as characters and their pairs: no word of a subject)
+            and c.word not in _PREPOSITIONS
+        )
+
+    def _subject_held(self, part: Part, said: str, segment: Segment) -> bool:
+        """At least SUBJECT_SHARE of the subject's words are said around the value or by the document's title:
+        "the *earlier application*" is not the patent its title names."""
+        subject = self._subjects.get(id(part))
+        if subject is None:
+            subject = self._subject_of(part)
+        if len(subject) < SUBJECT_WORDS:
+            return True  # (one word is as often the document's own as another thing's)
+        here = claim_words(f"{said}\n{self._scope_words.title(segment, TITLE_LINES)}")
+        return sum(here.holds(c) for c in subject) >= SUBJECT_SHARE * len(subject)
+
+
+def _units(segment: Segment) -> Iterator[_Unit]:
+    """The lines of a segment (a line of several sentences, its sentences), its sentences across lines (its lines
+    joined), its table rows with their heads, and the pairs its boxes show side by side."""
+    lines = [" ".join(line.split()) for line in segment.text.splitlines() if line.strip()]
+    heads = tuple(c.strip() for c in lines[0].split(_CELL)) if segment.kind == "table" and lines else ()
+    for line in lines:
+        if _CELL in line:
+            yield _Unit(line, heads)
+            continue
+        sentences = _sentences(line)
+        for _, sentence in sentences if len(sentences) > 1 else [(0, line)]:
+            yield _Unit(sentence)
+    if len(lines) > 1:
+        joined, starts, offset = [], set(), 0
+        for line in lines:
+            starts.add(offset)
+            joined.append(line)
+            offset += len(line) + 1
+        text = " ".join(joined)
+        for start, sentence in _sentences(text):
+            yield _Unit(sentence, (), frozenset(s - start for s in starts if start <= s < start + len(sentence)))
+    for pair in layout_pairs(segment):
+        yield _Unit(pair.text, tuple(c.strip() for c in pair.header.split(_CELL)) if pair.row else ())
+
+
+def _sentences(text: str) -> list[tuple[int, str]]:
+    """The sentences of a text with where each starts (a sentence's text is stripped on the right only)."""
+    out, start = [], 0
+    for match in _BOUNDARY.finditer(text):
+        out.append((start, text[start : match.end()].rstrip()))
+        start = match.end()
+    out.append((start, text[start:].rstrip()))
+    return [(s, t) for s, t in out if t.strip()]
+
+
+def _occurrences(text: str, value: str) -> Iterator[int]:
+    """Where `value` is in `text`, as a whole word run (case-folded)."""
+    pattern = re.compile(r"(?<!\w)" + re.escape(value) + r"(?!\w)", re.IGNORECASE)
+    for match in pattern.finditer(text):
+        yield match.start()
+
+
+def _lead(text: str, start: int) -> str:
+    """The words right before a value, back to a clause's end or another value, at most REACH words."""
+    before = text[:start]
+    # (a form asks, then labels the answer: "Are you taking any medication? (If yes, describe): Vyvanse")
+    ends = [m for m in _BOUNDARY.finditer(before) if not (m.group().startswith("?") and before.rstrip().endswith(":"))]
+    cut = max((m.end() for m in ends), default=0)
+    cut = max([cut, *(m.end() for m in _NUMBER.finditer(before))])  # (a number between: the label is its own)
+    return " ".join(before[cut:].split()[-REACH:])
+
+
+def _trail(text: str, end: int) -> str:
+    """The words right after a value, up to a clause's end: where a definition of it would be."""
+    after = text[end:]
+    stop = _BOUNDARY.search(after)
+    return " ".join(after[: stop.start() if stop else len(after)].split()[: DEFINITION_REACH + 3])
+
+
+_VERB_FORMS = {"wrote": "written", "write": "written", "writes": "written"}
+
+
+def _links(lead: str, tail: list[str]) -> bool:
+    """An untyped value follows its attribute through a label's colon or a copula: "Terms: 6 month contract", "the
+    default viewer is xdg-open", "X defaults to Y", not "distances are estimated for only 24"."""
+    if lead.rstrip().endswith(_LABEL_END):
+        return True
+    return bool(tail) and tail[-1].casefold() in _LINKS
+
+
+def _says_relation(text: str, relation: tuple[str, ...]) -> bool:
+    """The question's verb and its preposition end `text` ("written by", "used for", "filed on"), in any form."""
+    if not relation:
+        return False
+    words = [w.casefold() for w in _WORD.findall(text)]
+    content = [w for w in words if w not in STOPWORDS or w in relation[1:]]
+    if len(content) < len(relation):
+        return False
+    verb, *rest = content[-len(relation) :]
+    forms = {stem(relation[0]), stem(_VERB_FORMS.get(relation[0], relation[0]))}
+    return stem(_VERB_FORMS.get(verb, verb)) in forms and rest == list(relation[1:])
+
+
+def _untyped_values(text: str, known: frozenset[str]) -> list[str]:
+    """What an untyped claim gives: its words after its label, or its words the question does not hold."""
+    head, colon, rest = text.rpartition(":")
+    body = rest if colon and len(head) <= 120 else text
+    words = [w for w in _WORD.findall(body) if w.casefold() not in known and w.casefold() not in STOPWORDS]
+    return list(dict.fromkeys(words))[:UNTYPED_VALUES]
+
+
+def _owning_names(asked: Asked, part: Part) -> tuple[tuple[str, ...], ...]:
+    """The question's names that own or qualify the part's focus, written next to it: right before it ("the Harvard
+    estimate", "Lundmark's solution"), or after it and "of", "for" ("units of Tool A")."""
+    words = [w for w in _WORD.findall(fold(asked.text)) if w != "s"]
+    documents = {i for i, w in enumerate(words) if _DOCUMENT_NOUN.fullmatch(w)}
+    focus = {i for i, w in enumerate(words) if any(claim_words(w).holds(c) for c in part.focus)}
+    owning = []
+    for name in asked.scope_names:
+        for i in range(len(words) - len(name) + 1):
+            if tuple(words[i : i + len(name)]) != name:
+                continue
+            end = i + len(name)
+            if end in documents or i - 1 in documents:
+                break  # "the EDF contract", "patent US 10,142,938": the document's name
+            before = end in focus
+            after = i - 1 in focus or (i >= 2 and words[i - 1] in _OWNING and i - 2 in focus)
+            after = after or (i >= 3 and words[i - 1] == "the" and words[i - 2] in _OWNING and i - 3 in focus)
+            if before or after:
+                owning.append(name)
+                break
+    return tuple(owning)
+
+
+def _whole_words(text: str, start: int, end: int) -> tuple[int, int]:
+    """A value's span grown to the word it is part of: "E00007730", not "00007730"."""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    while start > 0 and text[start - 1].isalnum():
+        start -= 1
+    while end < len(text) and text[end].isalnum():
+        end += 1
+    return start, end
+
+
+def _describing_words(question: str) -> frozenset[str]:
+    """The words of a question that describe the document it asks of, not whose attribute it asks: "voter" of "her
+    voter credential", "health intake" of "the health intake form", "item table" of "the form with the item
+    table", "uploading applications" of "the patent on uploading applications"."""
+    low = fold(question)
+    words: set[str] = set()
+    for match in _DOCUMENT_NOUN.finditer(low):
+        words.update(_WORD.findall(low[max(0, match.start() - 40) : match.start()])[-3:])
+        after = _DESCRIBING_AFTER.match(low, match.end())
+        if after:
+            words.update(_WORD.findall(after.group(1)))
+    return frozenset(words)
+
+
+def _plain(value: str) -> str:
+    return re.sub(r"\W+", "", fold(value))
