@@ -44,6 +44,7 @@ _STREET_NEXT = re.compile(
     r"|court|place|way|rue|strasse|straße|calle)\b\.?",
     re.IGNORECASE,
 )
+_TIMES = re.compile(r"\bx\s?[$€£]?\s?$|\bx\s?[$€£]", re.IGNORECASE)  # "X $ 0.136440": a quantity times its price
 _TIER = re.compile(r"\b(?:first|next|over|above|up to|excess of|in excess of|beyond|additional)\s*$", re.IGNORECASE)
 _UNIT_STEMS = {"hr": "hour", "hrs": "hour", "min": "minute", "mins": "minute", "lb": "lbs"}
 # A rate said in words: "Rate", "per hour", "/hr", "taux", "Steuersatz".
@@ -104,6 +105,9 @@ class KindCheck:
             dates += [m.span() for m in _TIME.finditer(text)]
             dates += [m.span() for m in _DAY_AND_YEAR.finditer(text)]  # "17, 1929" of a date cut after its month
             spans = [(a, b) for a, b in spans if not any(a < y and x < b for x, y in dates)]
+        if part.kind is Kind.AMOUNT and spans and not self.asked.per_unit and not asks_rate(part):
+            # "First 800 kWh X $ 0.136440": a price per unit, not what the 800 kWh cost
+            spans = [(a, b) for a, b in spans if not _TIMES.search(text, max(0, a - 4), a + 1)]
         if part.kind is Kind.AMOUNT and spans and not self.asked.asks_count:
             # "1 Interest income", "8 Tax-exempt interest": a form's box number, before its caption, is no amount;
             # "3800 PROGRESS BLVD" is a street number

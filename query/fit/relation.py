@@ -29,17 +29,20 @@ from query.fit.kind import KindCheck
 from query.fit.words import ATTRIBUTES, LABEL_WORDS, claim_words, names_held, names_of
 from query.language.layout import layout_pairs
 from query.language.question import Clue, Kind, Part, Words, stem
-from query.language.terms import QUESTION_WORDS, STOPWORDS, fold, is_cjk
+from query.language.terms import MONTH, QUESTION_WORDS, STOPWORDS, fold, is_cjk
 
 LABEL, CELL, SENTENCE = "label", "table cell", "sentence"
 REACH = 8  # words before a value where its label or the question's verb must be
 DEFINITION_REACH = 4  # words after a value where a definition must name the attribute ("(the Licensor)")
-UNTYPED_VALUES = 4  # an untyped claim's first words that the question does not hold: one of them is its value
+UNTYPED_VALUES = 8  # an untyped claim's first words that the question does not hold: one of them is its value
 SUBJECT_SHARE = 0.5  # at least this share of the subject's words is said around the value or by the title
 SUBJECT_WORDS = 2  # a subject of fewer words is not checked
 _BOUNDARY = re.compile(r"[.;!?](?:\s|$)|\n")  # a clause ends here: what is before says nothing of what is after
 _NUMBER = re.compile(r"\d[\d,./-]*")
 _WORD = re.compile(r"\w+")
+_VERB_FORM = re.compile(r"[a-z]+(?:ed|ing|ly)")  # "derived", "using", "usually": no untyped value
+_TOKEN = re.compile(r"\w+(?:[.@/:-]\w+)*")
+_AUXILIARIES = frozenset("has have had was were is are also then later".split())
 _PARENTHESIS = re.compile(r"\([^()]*\)")
 _LABEL_END = (":", "=", "#", "|", "-", "–", "—")
 # What opens a definition after a value: "(the Licensor)", "is the", "was a", "as the".
@@ -49,6 +52,9 @@ _DEFINITION = re.compile(
 _CELL = " | "
 _EMPTY_CELLS = frozenset({"", "—", "-"})
 _WHO = frozenset("who whom".split())
+_MONTH_ONLY = re.compile(MONTH, re.IGNORECASE)
+# A default stated on its own: "Default value is", "The default is", "Defaults to", "(default:".
+_DEFAULT_IS = re.compile(r"(?:the\s+)?default(?:\s+value)?(?:\s+(?:is|are|was))?\s*[:=]?|defaults?\s+to", re.IGNORECASE)
 _OWNING = frozenset("of for".split())
 _LINKS = frozenset("is are was were be to equals called named".split())  # what may link an untyped value to its name
 _COPULAS = frozenset("is are was were be been being will shall can may must set equals equal".split())
@@ -152,7 +158,10 @@ class RelationCheck:
         if part.kind is Kind.ANY:
             return _untyped_values(text, self.asked.known)
         spans = [_whole_words(text, a, b) for a, b in self._kind.spans(part, text)]
-        return list(dict.fromkeys(v for a, b in spans if (v := text[a:b].strip())))
+        values = list(dict.fromkeys(v for a, b in spans if (v := text[a:b].strip())))
+        if part.kind is Kind.NAME:  # (a month is no one's name: "Date of Patent: *Nov. 27, 2018")
+            values = [v for v in values if not _MONTH_ONLY.fullmatch(v)]
+        return values
 
     def _states(self, part: Part, unit: _Unit, value: str, segment: Segment) -> str | None:
         if not self._names_held(part, unit, segment):
@@ -166,12 +175,33 @@ class RelationCheck:
             lead, trail = _lead(unit.text, start), _trail(unit.text, end)
             if not self._subject_held(part, f"{lead} {trail}", segment):
                 continue
-            if self._named_before(part, lead):
-                labelled = lead.rstrip().endswith(_LABEL_END) or start in unit.line_starts
-                return LABEL if labelled else SENTENCE
+            if self._named_before(part, lead) or self._default_of(part, unit.text[:start], lead):
+                if self._ambiguous(lead, trail, segment):
+                    continue
+                return LABEL if _labels(lead) or start in unit.line_starts else SENTENCE
             if part.kind is not Kind.ANY and self._defined_after(part, trail):
                 return SENTENCE  # (an untyped value has no kind to tell it from the words before a definition)
+            if id(part) in self._agents and _does(trail, part.focus[0]):
+                return SENTENCE  # "Dinu Gherman contributed this script", "Andy Robinson has refined it"
         return None
+
+    def _ambiguous(self, lead: str, trail: str, segment: Segment) -> bool:
+        """The value's label labels another value too, in the passage ("ADDRESS: 111 Main Street", "ADDRESS: 222
+        Main Street" of an invoice's sender and recipient): which one is asked, only a name the question gives where
+        the value is could tell."""
+        label = lead.rstrip()
+        if not label.endswith(":") or len(label) < 2:
+            return False
+        found = re.findall(r"(?<!\w)" + re.escape(label) + r"\s*(\S+)", segment.text, re.IGNORECASE)
+        return len(set(found)) > 1 and not _owned_here(self.asked, f"{lead} {trail}")
+
+    def _default_of(self, part: Part, before: str, lead: str) -> bool:
+        """ "… sets the height of each line. Default value is 1cm.": a default stated on its own, after the sentences
+        of its item (the line) that name the attribute."""
+        if not _DEFAULT_IS.fullmatch(lead) or not any("default" in c.forms for c in part.focus):
+            return False
+        item = before[: before.rfind(lead)] if lead else before
+        return self._names(part, f"{item} default", labelled=False)
 
     def _names_held(self, part: Part, unit: _Unit, segment: Segment) -> bool:
         """The names that say which of the attribute is asked are said where the value is, or by the document's
@@ -202,14 +232,15 @@ class RelationCheck:
         label = next((c for c in cells[:column] if c.strip() not in _EMPTY_CELLS and not _NUMBER.search(c)), "")
         head = unit.heads[column] if column < len(unit.heads) else ""
         said = f"{head} {label}"
-        if self._names(part, said) and self._subject_held(part, said, segment):
+        if self._names(part, said, labelled=True) and self._subject_held(part, said, segment):
             return CELL
         return None
 
-    def _names(self, part: Part, text: str) -> bool:
-        """`words` name the attribute asked: its role's label ("TO:"); or its specific focus words (those not a verb
-        of the question), all of them, or its head noun alone where the label says nothing else ("TERMS:" for the
-        payment terms); with none, a word of its focus or of its subject ("VIGENCIA" for the year it is valid)."""
+    def _names(self, part: Part, text: str, whole: str | None = None, *, labelled: bool = True) -> bool:
+        """`text` names the attribute asked: its role's label ("TO:"); or its specific focus words (those not a verb
+        of the question), all of them, or its head noun alone where the whole label (`whole`) says nothing else
+        ("TERMS:" for the payment terms); with none, a word of its focus and the question's verb ("Amount enclosed"),
+        or, in a label, a word of its subject ("VIGENCIA" for the year it is valid)."""
         if part.role and part.role in names_of(text).tokens:
             return True
         words = claim_words(text)
@@ -220,8 +251,12 @@ class RelationCheck:
             held = [c for c in specific if words.holds(c)]
             if len(held) == len(specific):
                 return True
-            return len(held) == len(specific) - 1 and words.holds(specific[-1]) and not self._says_more(words)
-        subject = self._subjects.get(id(part), ())
+            relaxed = len(held) == len(specific) - 1 and words.holds(specific[-1])
+            return relaxed and not self._says_more(claim_words(whole if whole is not None else text))
+        verbs = [v for v in self.asked.question.verbs if v not in {c.word for c in part.focus}]
+        if verbs and not any(stem(v) in words.stems for v in verbs):
+            return False  # "what amount was enclosed": an amount, enclosed
+        subject = self._subjects.get(id(part), ()) if labelled else ()
         return any(words.holds(c) for c in (*part.focus, *subject))
 
     def _says_more(self, words: Words) -> bool:
@@ -241,12 +276,12 @@ class RelationCheck:
         """The lead names the attribute (or ends on the question's verb: "written by", "used for"), and nothing but
         function words, field names or a parenthesis stand between that and the value."""
         words = [m.group() for m in _WORD.finditer(_PARENTHESIS.sub(" ", lead))]
+        labelled = _labels(lead)
         for cut in range(1, len(words) + 1):  # (the shortest tail of the lead that names it)
             tail = " ".join(words[-cut:])
             if _says_relation(tail, part.relation):
                 return True
-            if self._names(part, tail):
-                labelled = lead.rstrip().endswith(_LABEL_END)
+            if self._names(part, tail, " ".join(words), labelled=labelled):
                 if part.kind is Kind.NAME and id(part) in self._agents and not labelled:
                     return False  # "who wrote it": its agent, before the verb or after "by", not its object
                 return self._clear_gap(part, words[-cut:], labelled) and (
@@ -287,7 +322,7 @@ class RelationCheck:
         words = _WORD.findall(trail[match.end() :] if match else trail)[: DEFINITION_REACH + 2]
         for cut in range(1, len(words) + 1):
             head = words[:cut]
-            if self._names(part, " ".join(head)):
+            if self._names(part, " ".join(head), " ".join(words), labelled=False):
                 return all(w.casefold() in self._gap_words or w.casefold() in _COPULAS for w in head[:-1])
         return False
 
@@ -406,11 +441,36 @@ def _says_relation(text: str, relation: tuple[str, ...]) -> bool:
 
 
 def _untyped_values(text: str, known: frozenset[str]) -> list[str]:
-    """What an untyped claim gives: its words after its label, or its words the question does not hold."""
+    """What an untyped claim gives: its words after its label, or its words the question does not hold (a version
+    or a path is one word: "3.7", "/etc/msmtprc")."""
     head, colon, rest = text.rpartition(":")
-    body = rest if colon and len(head) <= 120 else text
-    words = [w for w in _WORD.findall(body) if w.casefold() not in known and w.casefold() not in STOPWORDS]
+    body = f"{rest} {head}" if colon and len(head) <= 120 else text
+    words = [
+        w
+        for w in _TOKEN.findall(body)
+        if w.casefold() not in known and w.casefold() not in STOPWORDS and not _VERB_FORM.fullmatch(w)
+    ]
     return list(dict.fromkeys(words))[:UNTYPED_VALUES]
+
+
+def _labels(lead: str) -> bool:
+    """The lead ends as a label does: a colon, a dash, an equals sign, or a word in capitals ("VIGENCIA")."""
+    stripped = lead.rstrip()
+    last = stripped.rsplit(maxsplit=1)[-1] if stripped else ""
+    return stripped.endswith(_LABEL_END) or (len(last) > 1 and last.isalpha() and last.isupper())
+
+
+def _owned_here(asked: Asked, text: str) -> bool:
+    """A name the question gives is said around the value: it tells which of two same labels is asked."""
+    here = names_of(text)
+    return any(names_held(n, here) for n in asked.scope_names)
+
+
+def _does(trail: str, verb: Clue) -> bool:
+    """The trail opens with the verb (after an auxiliary): "contributed this", "has refined the"."""
+    words = [w.casefold() for w in _WORD.findall(trail)[:3]]
+    words = words[1:] if words[:1] and words[0] in _AUXILIARIES else words
+    return bool(words) and claim_words(words[0]).holds(verb)
 
 
 def _owning_names(asked: Asked, part: Part) -> tuple[tuple[str, ...], ...]:

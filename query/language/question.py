@@ -391,9 +391,16 @@ def read_question(text: str) -> Question:
     return Question(text, tuple(clues.values()), names, parts, files, _verbs(text))
 
 
+_NOT_RELATIONS = frozenset(
+    "due printed shown written given listed stated mentioned indicated displayed reported recorded noted included "
+    "specified found".split()
+)
+
+
 def _verbs(text: str) -> frozenset[str]:
-    """The participles right after an auxiliary ("was added", "were used", "is written") and a question's last word
-    after one ("does it expire"): the verbs a question asks through, not words naming what it asks about."""
+    """The participles right after an auxiliary ("was added", "were used"), and known participles after one ("was
+    the total paid"): the verbs a question asks through, not words naming what it asks about; not a verb that only
+    says where the value is ("printed", "shown")."""
     words = tokens(text)
     asks = next((i for i, w in enumerate(words) if w in _BE | _DO), len(words))
     verbs = {
@@ -401,9 +408,8 @@ def _verbs(text: str) -> frozenset[str]:
         for before, after in itertools.pairwise(words)
         if before in _BE | _DO and (after.endswith(("ed", "en")) or after in _PARTICIPLES)
     } | {w for w in words[asks:] if w in _PARTICIPLES}
-    verbs.discard("due")  # ("when is payment due": what is asked, not how)
-    closing, _ = _closing(text, words)
-    return frozenset(verbs | ({closing} if closing else set()))
+    # ("when is payment due": what is asked; "what date is printed on it": where, not how)
+    return frozenset(verbs - _NOT_RELATIONS)
 
 
 _TOPIC = re.compile(r"[はがを]")

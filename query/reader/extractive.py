@@ -55,7 +55,13 @@ GENERIC_BY_VALUE = 0.75  # a generic focus word ("weight") held by the value onl
 ROLE_WEIGHT = 2.0  # "addressed to": the label "TO:" names the party more surely than the verb does
 LONG_CHARS, LENGTH_PENALTY = 60, 0.0015  # per character past LONG_CHARS: the shorter of two equal answers
 RANK_PENALTY = 0.002  # per place down the context: retrieval's order breaks ties
-AMBIGUOUS_MARGIN = 0.05  # candidates of two documents this close under one label: the question cannot tell them
+AMBIGUOUS_MARGIN = 0.05
+# A choice its passage verifies is preferred to a better-scored one within this much, below the bar too; of the best
+# VERIFIED_TRIES choices (verifying reads the passage: a few, not all).
+VERIFIED_REACH, VERIFIED_TRIES = (
+    0.1,
+    5,
+)  # candidates of two documents this close under one label: the question cannot tell them
 SHAPES = (Kind.PHONE, Kind.EMAIL)  # kinds a value's shape alone identifies
 
 _WORD = re.compile(r"\w+")
@@ -125,9 +131,10 @@ class _Judge:
             (s for s in (self.score(part, c) for c in candidates) if s is not None),
             key=lambda s: (-s.score, s.candidate.order),
         )
-        if not scored:
+        best = self._verified_first(part, scored)
+        if best is None:
             return []
-        best = scored[0]
+        scored = [best] + [s for s in scored if s is not best]
         chosen = [best]
         label = _label_key(best)
         for other in scored[1:]:
@@ -172,9 +179,23 @@ class _Judge:
         score += LABEL_BONUS * (PART_NAMED + (1 - PART_NAMED) * named) if named else 0.0
         score += UNIT_BONUS if self.in_unit(part, text) else 0.0
         score -= LENGTH_PENALTY * max(0, len(text) - LONG_CHARS) + RANK_PENALTY * candidate.order
-        if score < (CONFIDENCE_BAR if part.kind is not Kind.ANY else UNTYPED_BAR):
+        if score < (CONFIDENCE_BAR if part.kind is not Kind.ANY else UNTYPED_BAR) - VERIFIED_REACH:
             return None
         return Choice(score, text, candidate)
+
+    def _verified_first(self, part: Part, scored: list[Choice]) -> Choice | None:
+        """The best choice over the confidence bar; but a choice its passage verifies (it states the value as the
+        thing asked, `query.fit.relation`) within VERIFIED_REACH of it, or of the bar, is preferred: the reader is
+        told the answer as a fact only then."""
+        bar = CONFIDENCE_BAR if part.kind is not Kind.ANY else UNTYPED_BAR
+        above = [s for s in scored if s.score >= bar]
+        top = above[0].score if above else bar
+        for choice in scored[:VERIFIED_TRIES]:
+            if choice.score < top - VERIFIED_REACH:
+                break
+            if self.fit.verify(choice.text, [choice.candidate.segment], part).verified:
+                return choice
+        return above[0] if above else None
 
     def asks_here(self, part: Part, candidate: Candidate, words: Words) -> bool:
         """The candidate is about what is asked: it holds a word of the focus that a value cannot stand for (or
