@@ -189,7 +189,7 @@ class RelationCheck:
         """The value's label labels another value too, in the passage ("ADDRESS: 111 Main Street", "ADDRESS: 222
         Main Street" of an invoice's sender and recipient): which one is asked, only a name the question gives where
         the value is could tell."""
-        label = lead.rstrip()
+        label = lead.rstrip().rsplit(maxsplit=1)[-1] if lead.strip() else ""
         if not label.endswith(":") or len(label) < 2:
             return False
         found = re.findall(r"(?<!\w)" + re.escape(label) + r"\s*(\S+)", segment.text, re.IGNORECASE)

@@ -138,8 +138,21 @@ _PHRASE = re.compile("|".join(map(re.escape, sorted(_PHRASES, key=len, reverse=T
 
 
 def translations(text: str) -> list[str]:
-    """The English of the CJK words of `text` the answerer reads ("合計" -> "total")."""
-    return [_PHRASES[m.group().casefold()].strip() for m in _PHRASE.finditer(text) if has_cjk(m.group())]
+    """The English of the words of `text` a document in another language writes otherwise: of its CJK words
+    ("合計" -> "total"), and of its German compounds, read by their parts ("Gesamtbetrag" -> "gesamt", "betrag",
+    "total", "amount"; "Kundennummer" -> "kunde", "nummer", "customer", "number")."""
+    english = [_PHRASES[m.group().casefold()].strip() for m in _PHRASE.finditer(text) if has_cjk(m.group())]
+    if has_compound(text):
+        for match in _COMPOUND.finditer(text):
+            for part in _split_compound(match).split():
+                english += [part, *_english_of(part)]
+    return english
+
+
+def _english_of(word: str) -> list[str]:
+    """The English word of the synonym group `word` belongs to (none when it is English, or unknown)."""
+    head = _ENGLISH.get(stem(word))
+    return [head] if head and stem(head) != stem(word) else []
 
 
 def _rewritten(match: re.Match[str]) -> str:
@@ -212,7 +225,7 @@ _SYNONYMS = (
     "number numéro número nummer numero",
     "phone téléphone teléfono telefon telefono telefone telefoon",
     "price prix precio preis prezzo preço prijs",
-    "due échéance vencimiento fällig scadenza vencimento vervaldatum",
+    "due échéance vencimiento fällig fälligkeit scadenza vencimento vervaldatum",
     "expiration expiry caducidad vencimiento ablauf scadenza validade",
     "issue délivrance expedición emisión ausstellung rilascio emissão afgifte",
     "passport passeport pasaporte reisepass passaporto passaporte paspoort",
@@ -227,6 +240,8 @@ _SYNONYMS = (
     "period période periodo zeitraum período periode",
     "postal zip postcode postleitzahl plz",
     "subscription abonnement abono abbonamento assinatura",
+    "net netto neto",
+    "pay wage salary lohn gehalt salaire salario",
 )
 # Per kind, focus words that a value of that kind answers by itself: "date" in "the date of the invoice".
 _GENERIC = {
@@ -255,9 +270,23 @@ _AMOUNT_WORDS = frozenset(
 )
 # German compounds end on the word they are: "Geburtsdatum" is a date ("Datum") of birth ("Geburt"), read as
 # its two words, in questions and texts alike.
-COMPOUND_ENDS = ("datum", "betrag", "summe", "nummer", "preis", "kosten", "steuer", "gebühr", "adresse")
+COMPOUND_ENDS = ("datum", "betrag", "summe", "nummer", "preis", "kosten", "steuer", "gebühr", "adresse", "lohn")
 _COMPOUND_HINT = re.compile("|".join(COMPOUND_ENDS), re.IGNORECASE)
 _COMPOUND = re.compile(rf"\b(\w{{3,}}?)({'|'.join(COMPOUND_ENDS)})\b", re.IGNORECASE)
+
+
+def _split_compound(match: re.Match[str]) -> str:
+    """ "Gesamtbetrag" -> "Gesamt betrag", "Kundennummer" -> "Kunde nummer": the compound's two words, the first
+    without its linking letters (-s-, -n-, -en-, -es-) where the word without them is one the answerer knows."""
+    first, last = match.group(1), match.group(2)
+    for cut in (1, 2):
+        shorter = first[:-cut]
+        if first[-cut:].casefold() in _LINKING and len(shorter) >= 3 and stem(shorter) in ALIASES:
+            return f"{shorter} {last}"
+    return f"{first} {last}"
+
+
+_LINKING = frozenset("s n en es".split())
 # (matched on the question case- and accent-folded: "cuándo" is "cuando")
 HOW_MUCH = re.compile(
     r"\bhow much\b|\bcombien\b|\bcuant[oa]\b|\bwie ?viel\b|\bwie hoch\b|\bquant[oa]\b|\bhoeveel\b|いくら|얼마"
@@ -334,10 +363,14 @@ for _group in _SYNONYMS:
         ALIASES[_stem] = ALIASES.get(_stem, frozenset()) | (_stems - {_stem})
 
 
+# A word of another language -> the English word of its synonym group ("betrag" -> "amount").
+_ENGLISH = {stem(w): group.split()[0] for group in _SYNONYMS for w in group.split()}
+
+
 @functools.lru_cache(maxsize=8192)
 def words_of(text: str) -> Words:
     compound = has_compound(text)  # (the substitution is a third of the work: only when needed)
-    stems = frozenset(map(stem, content_tokens(_COMPOUND.sub(r"\1 \2", text) if compound else text)))
+    stems = frozenset(map(stem, content_tokens(_COMPOUND.sub(_split_compound, text) if compound else text)))
     tokens_ = frozenset(w.casefold() for w in _WORD.findall(text))
     return Words(stems, abbreviations_of(text), tokens_, initials_of(text))
 
@@ -378,7 +411,7 @@ def read_question(text: str) -> Question:
     text = text[:QUESTION_CHARS_READ]
     files = tuple(dict.fromkeys(m.group().casefold() for m in FILE_NAME.finditer(text)))
     text = _no_possessive(_PHRASE.sub(_rewritten, FILE_NAME.sub(" ", text) if files else text))
-    text = _COMPOUND.sub(r"\1 \2", text)
+    text = _COMPOUND.sub(_split_compound, text)
     glosses = _glosses(text)
     clues = {}
     for word in content_tokens(_GLOSS.sub(" ", text)):
@@ -505,6 +538,10 @@ def _is_function(word: str) -> bool:
 def _read_part(text: str, clues: dict[str, Clue], name_words: set[str]) -> Part:
     words = tokens(_POSSESSIVE.sub("", _GLOSS.sub(" ", text)))
     run = _first_run(words, name_words)
+    which = next((i for i, w in enumerate(words[1:], 1) if w in _WHICH_WORDS), None)
+    if which is not None and run and words.index(run[0]) < which:
+        # "Under the laws of which country is …": the country, what "which" asks, not the laws before it
+        run = _first_run(words[which + 1 :], name_words) or run
     kind = _kind_of(text, run)
     generic = frozenset(_GENERIC.get(kind, "").split())
     closing, role = _closing(text, words)
@@ -549,6 +586,7 @@ def _read_part(text: str, clues: dict[str, Clue], name_words: set[str]) -> Part:
     )
 
 
+_WHICH_WORDS = frozenset("which what".split())
 _PRICED = frozenset("charged paid billed spent owed due charge cost costs".split())
 _OF = frozenset("of de del des du von vom der di do da".split())
 # Heads a "date of …", "name of …", "amount of …" is said of: the thing after "of" is what is asked. ("the weight of
