@@ -90,6 +90,8 @@ class AnswerBuilder:
         self._texts.append(text)
         self._stats[section.status] += 1
         fit, verification = self._check(section)
+        if fit.of_another_document:  # its citations back nothing the question asks: flagged, not evidence
+            self._discredit(numbers, fit.warning or "")
         entry = {
             "text": section.text,
             "source_ids": section.source_ids,
@@ -111,16 +113,25 @@ class AnswerBuilder:
         cited = bool(section.citations)
         if self._fit_check is None:
             fit = Fit(0.0, "the answer says it was not found", not_found=True) if says_not_found(section.text) else FITS
-            self._answered.append(Answered(fit, cited, part=0))  # (no question: nothing to verify it against)
+            self._answered.append(Answered(fit, cited, {0: None}))  # (no question: nothing to verify it against)
             return fit, None
         segments = [c.segment for c in section.citations]
         fit = self._fit_check.check(section.text, segments)
-        verification = None
-        if not fit.fails and not fit.not_found and cited:
-            verification = self._fit_check.verify(section.text, segments)
-        found = verification if verification is not None else Verification(None)
-        self._answered.append(Answered(fit, cited, found.part, found.value))
-        return fit, verification
+        if fit.fails or fit.not_found or not cited:
+            self._answered.append(Answered(fit, cited))
+            return fit, None
+        # each part of the question the section verifiably answers ("the balance due and the due date" in one)
+        found = [self._fit_check.verify(section.text, segments, part) for part in self._fit_check.asked.parts]
+        verified = {i: v.value for i, v in enumerate(found) if v.verified}
+        self._answered.append(Answered(fit, cited, verified))
+        return fit, next((v for v in found if v.verified), found[0] if found else Verification(None))
+
+    def _discredit(self, numbers: list[int], why: str) -> None:
+        """The citations `numbers` are of another document than the one asked about: support 0, and why. (Each entry
+        is replaced, not changed in place: a delta already sent keeps what it said.)"""
+        for number in numbers:
+            entry = self._citations[number - 1]
+            self._citations[number - 1] = {**entry, "support": 0.0, "warning": why}
 
     @property
     def answer_status(self) -> str:

@@ -51,6 +51,8 @@ def find_quotes(segment: Segment, claim: str) -> list[Quote]:
         return [_quote(segment, 0, len(segment.text))]
     said = analyse_claim(claim)
     held = _number_units(said, text)
+    if labelled := _labelled_values(segment, text, held):
+        return labelled
     first, last = _best_run(said, text, held) or _aligned_run(claim, text)
     run = range(first, last + 1)
     elsewhere = sorted({unit for units in held.values() if len(units) == 1 for unit in units if unit not in run})
@@ -63,6 +65,29 @@ def find_quotes(segment: Segment, claim: str) -> list[Quote]:
     if value_units and value_units.isdisjoint(run):  # the run holds the label only: the value comes first
         ordered.sort(key=lambda span: span[0] not in value_units)
     return [_quote(segment, text.units[a][0], text.units[b][1]) for a, b in ordered]
+
+
+def _labelled_values(segment: Segment, text: Passage, held: dict[str, set[int]]) -> list[Quote]:
+    """A claim of several values, each alone on a unit of its own, under its label ("The balance due is $4,647.68
+    and the due date is Sep 30, 2019" of "Balance Due:" / "$4,647.68" … "Due Date:" / "Sep 30, 2019"): each value is
+    quoted with its label, in the claim's order; [] otherwise."""
+
+    def said(unit: int) -> str:
+        return text.text[text.units[unit][0] : text.units[unit][1]].rstrip()
+
+    # (the units of the numbers only one unit holds, in the claim's order; a label's own number is no value)
+    units = list(
+        dict.fromkeys(u for found in held.values() if len(found) == 1 for u in found if not said(u).endswith(":"))
+    )
+    if len(units) < 2 or not all(found & set(units) for found in held.values()):
+        return []
+    quotes = []
+    for unit in units:
+        start, end = text.units[unit]
+        if unit > 0 and said(unit - 1).endswith(":"):
+            start = text.units[unit - 1][0]  # the label line above its value
+        quotes.append(_quote(segment, start, end))
+    return quotes
 
 
 def quote_boxes(segment: Segment, quote: Quote) -> list[dict[str, Any]]:

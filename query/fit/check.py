@@ -19,6 +19,7 @@ and the answer is `uncertain`.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 
 from ingest import Segment
 from query.fit.asked import Asked
@@ -82,7 +83,10 @@ class FitCheck:
             if not fit.fails:
                 break  # (one part it answers is enough)
         best = best or FITS
-        return best if best.fails else (self.scope(text, segments) or best)
+        if best.fails:
+            return best
+        scope = self.scope(text, segments)
+        return replace(scope, of_another_document=True) if scope else best
 
     def verify(self, text: str, segments: Sequence[Segment], part: Part | None = None) -> Verification:
         """Whether the passages the claim cites state its value as the thing asked (`relation`): what `answered`

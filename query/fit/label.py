@@ -8,10 +8,13 @@ import re
 from query.fit.asked import Asked
 from query.fit.verdict import LABEL_FIT, Fit
 from query.fit.words import LABEL_WORDS, claim_words
-from query.language.question import stem
+from query.language.question import Kind, stem
 from query.language.terms import STOPWORDS
 
 LABEL_CHARS = 80  # a label is short: a longer claim says something
+FRAGMENT_WORDS = 3  # a fragment is this short at most (a longer run of words may well answer)
+_VERB_WORDS = frozenset("is are was were be been has have had does do did can will may must".split())
+_VERB_ENDINGS = ("ed", "es", "ing")
 HEADER_WORDS = 5
 _DIGIT = re.compile(r"\d")
 _WORDS = re.compile(r"\w+")
@@ -35,7 +38,21 @@ class LabelCheck:
         self.asked = asked
 
     def __call__(self, text: str) -> Fit | None:
-        return Fit(LABEL_FIT, "the answer is a label with no value") if self.is_label(text) else None
+        if self.is_label(text):
+            return Fit(LABEL_FIT, "the answer is a label with no value")
+        if self.is_fragment(text):
+            return Fit(LABEL_FIT, "the answer is a fragment: no verb, no label, no value")
+        return None
+
+    def is_fragment(self, text: str) -> bool:
+        """Words cut out of a sentence or a line of code ("real opacity"): a few lower-case words, no label, no
+        number, no name, no verb, where the question asks for no kind of value that a bare value would be."""
+        if any(p.kind is not Kind.ANY for p in self.asked.parts):
+            return False
+        words = _WORDS.findall(text)
+        if not words or len(words) > FRAGMENT_WORDS or _DIGIT.search(text) or any(mark in text for mark in ":=|"):
+            return False
+        return all(w.islower() and w not in _VERB_WORDS and not w.endswith(_VERB_ENDINGS) for w in words)
 
     def is_label(self, text: str) -> bool:
         """Nothing in the claim but the question's words, their synonyms and label words, or a closing colon."""

@@ -142,7 +142,8 @@ class RelationCheck:
         }
 
     def __call__(self, text: str, segments: Sequence[Segment], part: Part | None = None) -> Verification:
-        parts = [(i, p) for i, p in enumerate(self.asked.parts) if part is None or p is part] or [(0, part)]
+        parts = [(i, p) for i, p in enumerate(self.asked.parts) if part is None or p is part]
+        parts = parts or [(0, part)]  # (a part of another reading of the question)
         for index, asked in parts:
             values = self._values(asked, text)
             for segment in segments:

@@ -15,7 +15,7 @@ from query.fit.asked import YEAR, Asked, file_stem
 from query.fit.documents import ScopeWords
 from query.fit.verdict import SCOPE_FIT, Fit
 from query.fit.words import LEGAL_FORMS, claim_words, folded, names_held, names_of
-from query.language.question import Clue, Words, stem, union
+from query.language.question import Clue, Words, read_question, stem
 from query.language.terms import STOPWORDS, fold
 
 # Kinds of documents a question may name as its scope ("the invoice total", "the passport's surname").
@@ -54,6 +54,7 @@ class ScopeCheck:
             or self._other_year(text)
             or self._unquoted(segments, text)
             or self._names_fit(segments, text)
+            or self._claim_names_fit(segments, text)
             or self._undescribed(segments, text)
             or self._kind_of_document(segments, text)
         )
@@ -63,10 +64,9 @@ class ScopeCheck:
         claim's or its passage's; a one-word name is not said by the cited document only within a longer one."""
         if not self.asked.scope_names:
             return None
-        claim = names_of(text)
-        missing = self._missing_names(segments, claim, workspace=False)  # the context first: no lookup
+        missing = self._missing_names(segments, workspace=False)  # the context first: no lookup
         if missing:
-            missing = self._missing_names(segments, claim, workspace=True)
+            missing = self._missing_names(segments, workspace=True)
         # "Service B", "Tool A": a name with a letter names one row, which the claim or its passage holds
         places = [fold(text), *(fold(s.text) for s in segments)]
         missing += [
@@ -184,9 +184,26 @@ class ScopeCheck:
                 return word
         return None
 
-    def _missing_names(self, segments: Sequence[Segment], claim: Words, *, workspace: bool) -> list[str]:
-        places = [union(claim, self._scope_words(s, workspace=workspace)) for s in segments]
-        return [" ".join(n) for n in self.asked.scope_names if not any(names_held(n, p) for p in places)]
+    def _missing_names(
+        self, segments: Sequence[Segment], *, workspace: bool, names: Sequence[tuple[str, ...]] | None = None
+    ) -> list[str]:
+        """The names (the question's, by default) that no cited segment's part of its document speaks of. (The
+        claim saying a name proves nothing: a model writes "the EDF invoice" of any invoice.)"""
+        places = [self._scope_words(s, workspace=workspace) for s in segments]
+        wanted = self.asked.scope_names if names is None else names
+        return [" ".join(n) for n in wanted if not any(names_held(n, p) for p in places)]
+
+    def _claim_names_fit(self, segments: Sequence[Segment], text: str) -> Fit | None:
+        """A name the claim gives beyond the question's ("The EDF invoice will be debited …" citing Company ABC's
+        invoice) is spoken of by the cited document: a claim about another document backs nothing it cites."""
+        asked = self.asked.scope_names
+        names = [n for n in _claim_names(text) if not any(names_held(n, names_of(" ".join(a))) for a in asked)]
+        if not names or not (missing := self._missing_names(segments, workspace=False, names=names)):
+            return None
+        claimed = [n for n in names if " ".join(n) in missing]
+        if missing := self._missing_names(segments, workspace=True, names=claimed):
+            return Fit(SCOPE_FIT, f"the answer names {', '.join(missing)}; the cited document does not")
+        return None
 
     def context_holds(self, clue: Clue) -> bool:
         if self._context_words is None:
@@ -199,6 +216,12 @@ class ScopeCheck:
 _DOCUMENT_NOUNS = (
     r"invoice|receipt|bill|statement|patent|licen[cs]e|contract|passport|facture|factura|rechnung|quittung|recibo"
 )
+
+
+def _claim_names(text: str) -> tuple[tuple[str, ...], ...]:
+    """The names a claim gives as a question's are read: runs of capitalized words and identifiers, not its
+    opening word, not a date."""
+    return read_question(text).names
 
 
 def _names_a_document(word: str, question: str) -> bool:

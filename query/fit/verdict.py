@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 FIT_BAR = 0.5  # below: the section fails the check
 # The fit each check gives a claim that fails it.
@@ -17,6 +17,7 @@ class Fit:
     score: float  # 0..1
     warning: str | None  # why it fails, or None
     not_found: bool = False  # the section says the answer was not found
+    of_another_document: bool = False  # the scope check failed: the cited document is not the one asked about
 
     @property
     def fails(self) -> bool:
@@ -29,12 +30,11 @@ FITS = Fit(1.0, None)
 @dataclass(frozen=True)
 class Answered:
     """What the status reads of one section: its fit, whether it cites a passage, and what its verification found:
-    the part of the question it verifiably answers (None: not verified) and the value."""
+    each part of the question it verifiably answers -> the value it gives."""
 
     fit: Fit
     cited: bool
-    part: int | None = None
-    value: str | None = None
+    verified: Mapping[int, str | None] = field(default_factory=dict)
 
 
 def answer_status(sections: Sequence[Answered], parts: int = 1) -> str:
@@ -48,8 +48,8 @@ def answer_status(sections: Sequence[Answered], parts: int = 1) -> str:
         return UNCERTAIN
     values: dict[int, set[str | None]] = {}
     for s in answering:
-        if s.part is not None:
-            values.setdefault(s.part, set()).add(s.value)
+        for part, value in s.verified.items():
+            values.setdefault(part, set()).add(value)
     if len(values) < parts or any(len(v) > 1 for v in values.values()):
         return UNCERTAIN
     return ANSWERED
