@@ -37,10 +37,13 @@ DEFINITION_REACH = 4  # words after a value where a definition must name the att
 UNTYPED_VALUES = 8  # an untyped claim's first words that the question does not hold: one of them is its value
 SUBJECT_SHARE = 0.5  # at least this share of the subject's words is said around the value or by the title
 SUBJECT_WORDS = 2  # a subject of fewer words is not checked
-_BOUNDARY = re.compile(r"[.;!?](?:\s|$)|\n")  # a clause ends here: what is before says nothing of what is after
+# A clause ends here: what is before says nothing of what is after. (Not an abbreviation's period, "Appl. No.",
+# "Dec. 5": a sentence's last word is a lower-case word, a number, or closes a bracket or a quote.)
+_BOUNDARY = re.compile(r"(?:(?<![\w.])[a-z]{3,}|\d|[)\]\"'”])(?P<end>[.!?])(?=\s|$)|(?P<stop>[;\n])")
 _NUMBER = re.compile(r"\d[\d,./-]*")
 _WORD = re.compile(r"\w+")
 _VERB_FORM = re.compile(r"[a-z]+(?:ed|ing|ly)")  # "derived", "using", "usually": no untyped value
+_WORD_AND_DOT = re.compile(r"\w+\.?")
 _TOKEN = re.compile(r"\w+(?:[.@/:-]\w+)*")
 _AUXILIARIES = frozenset("has have had was were is are also then later".split())
 _PARENTHESIS = re.compile(r"\([^()]*\)")
@@ -52,6 +55,7 @@ _DEFINITION = re.compile(
 _CELL = " | "
 _EMPTY_CELLS = frozenset({"", "—", "-"})
 _WHO = frozenset("who whom".split())
+_NUMBER_WORDS = frozenset("number numbers numero nummer numéro número".split())
 _MONTH_ONLY = re.compile(MONTH, re.IGNORECASE)
 # A default stated on its own: "Default value is", "The default is", "Defaults to", "(default:".
 _DEFAULT_IS = re.compile(r"(?:the\s+)?default(?:\s+value)?(?:\s+(?:is|are|was))?\s*[:=]?|defaults?\s+to", re.IGNORECASE)
@@ -258,7 +262,8 @@ class RelationCheck:
         if verbs and not any(stem(v) in words.stems for v in verbs):
             return False  # "what amount was enclosed": an amount, enclosed
         subject = self._subjects.get(id(part), ()) if labelled else ()
-        return any(words.holds(c) for c in (*part.focus, *subject))
+        focus = [c for c in part.focus if part.kind is not Kind.PHONE or c.word not in _NUMBER_WORDS]
+        return any(words.holds(c) for c in (*focus, *subject))  # ("ACCOUNT NUMBER" is no phone's label)
 
     def _says_more(self, words: Words) -> bool:
         """A label says more than the question: a content word of its own ("BALANCE DUE" for the previous balance)."""
@@ -276,20 +281,22 @@ class RelationCheck:
     def _named_before(self, part: Part, lead: str) -> bool:
         """The lead names the attribute (or ends on the question's verb: "written by", "used for"), and nothing but
         function words, field names or a parenthesis stand between that and the value."""
-        words = [m.group() for m in _WORD.finditer(_PARENTHESIS.sub(" ", lead))]
+        clean = _PARENTHESIS.sub(" ", lead)
+        found = list(_WORD_AND_DOT.finditer(clean))  # ("Appl." keeps its dot: an abbreviation)
+        words = [m.group() for m in found]
         labelled = _labels(lead)
-        for cut in range(1, len(words) + 1):  # (the shortest tail of the lead that names it)
-            tail = " ".join(words[-cut:])
+        for cut in range(1, len(words) + 1):  # (the shortest tail of the lead that names it; "Appl. No." as written)
+            tail = clean[found[-cut].start() :]
             if _says_relation(tail, part.relation):
                 return True
-            if self._names(part, tail, " ".join(words), labelled=labelled):
+            if self._names(part, tail, clean, labelled=labelled):
                 if part.kind is Kind.NAME and id(part) in self._agents and not labelled:
                     return False  # "who wrote it": its agent, before the verb or after "by", not its object
                 return self._clear_gap(part, words[-cut:], labelled) and (
                     part.kind is not Kind.ANY or _links(lead, words[-cut:])
                 )
         if part.kind in (Kind.PHONE, Kind.EMAIL):  # a number's shape says what it is: "LOS GATOS - (408) 356-3757"
-            return any(names_held(n, names_of(lead)) for n in self.asked.question.names)
+            return any(tuple(fold(w) for w in words[-len(n) :]) == n for n in self.asked.question.names)
         return False
 
     def _clear_gap(self, part: Part, tail: list[str], labelled: bool) -> bool:
@@ -303,7 +310,7 @@ class RelationCheck:
             default=-1,
         )
         for word in tail[last + 1 :]:
-            low = word.casefold()
+            low = word.rstrip(".").casefold()
             if low in self._gap_words or low in _COPULAS or _NUMBER.fullmatch(word) or len(word) == 1:
                 continue
             if part.kind is Kind.DATE and low in _DATE_WORDS:
@@ -404,7 +411,7 @@ def _lead(text: str, start: int) -> str:
     """The words right before a value, back to a clause's end or another value, at most REACH words."""
     before = text[:start]
     # (a form asks, then labels the answer: "Are you taking any medication? (If yes, describe): Vyvanse")
-    ends = [m for m in _BOUNDARY.finditer(before) if not (m.group().startswith("?") and before.rstrip().endswith(":"))]
+    ends = [m for m in _BOUNDARY.finditer(before) if not (m.group("end") == "?" and before.rstrip().endswith(":"))]
     cut = max((m.end() for m in ends), default=0)
     cut = max([cut, *(m.end() for m in _NUMBER.finditer(before))])  # (a number between: the label is its own)
     return " ".join(before[cut:].split()[-REACH:])
@@ -414,7 +421,8 @@ def _trail(text: str, end: int) -> str:
     """The words right after a value, up to a clause's end: where a definition of it would be."""
     after = text[end:]
     stop = _BOUNDARY.search(after)
-    return " ".join(after[: stop.start() if stop else len(after)].split()[: DEFINITION_REACH + 3])
+    cut = (stop.start("end") if stop.group("end") else stop.start("stop")) if stop else len(after)
+    return " ".join(after[:cut].split()[: DEFINITION_REACH + 3])
 
 
 _VERB_FORMS = {"wrote": "written", "write": "written", "writes": "written"}

@@ -219,9 +219,9 @@ _DOCUMENT_NOUNS = (
 
 
 def _claim_names(text: str) -> tuple[tuple[str, ...], ...]:
-    """The names a claim gives as a question's are read: runs of capitalized words and identifiers, not its
-    opening word, not a date."""
-    return read_question(text).names
+    """The names a claim gives, read as a question's are: runs of capitalized words, not its opening word, not a
+    date; not a run holding a number (a value: "42 GWh", "1,000円"), which the claim states rather than names."""
+    return tuple(n for n in read_question(text).names if not any(ch.isdigit() for w in n for ch in w))
 
 
 def _names_a_document(word: str, question: str) -> bool:
