@@ -55,6 +55,7 @@ _DEFINITION = re.compile(
 _CELL = " | "
 _EMPTY_CELLS = frozenset({"", "—", "-"})
 _WHO = frozenset("who whom".split())
+_DOES_WHAT = re.compile(r"what (?:does|do|did|will) (?:the |a |an )?(.+?) do\s*\??")
 _NUMBER_WORDS = frozenset("number numbers numero nummer numéro número".split())
 _MONTH_ONLY = re.compile(MONTH, re.IGNORECASE)
 # A default stated on its own: "Default value is", "The default is", "Defaults to", "(default:".
@@ -133,6 +134,8 @@ class RelationCheck:
         self._subjects = {id(p): self._subject_of(p) for p in asked.parts}
         self._specific = {id(p): self._specific_of(p) for p in asked.parts}
         self._owners = {id(p): _owning_names(asked, p) for p in asked.parts}
+        does = _DOES_WHAT.fullmatch(fold(asked.text).strip())
+        self._does_what = does.group(1) if does else ""  # ("what does rand(-1) do": what a thing does is asked)
         # ("who wrote it": the verb is the focus, and the value its agent)
         first = asked.question.text.split(maxsplit=2)
         self._agents = {
@@ -146,6 +149,8 @@ class RelationCheck:
         }
 
     def __call__(self, text: str, segments: Sequence[Segment], part: Part | None = None) -> Verification:
+        if self._does_what and (done := self._what_it_does(text, segments)):
+            return done
         parts = [(i, p) for i, p in enumerate(self.asked.parts) if part is None or p is part]
         parts = parts or [(0, part)]  # (a part of another reading of the question)
         for index, asked in parts:
@@ -157,6 +162,17 @@ class RelationCheck:
                             return Verification(how, index, _plain(value))
         asked_about = " ".join(c.word for p in self.asked.parts for c in p.focus) or "what is asked"
         return Verification(None, why=f"its passage does not state it as the {asked_about} asked")
+
+    def _what_it_does(self, text: str, segments: Sequence[Segment]) -> Verification | None:
+        """ "What does rand(-1) do?": a sentence of the passage whose subject is rand(-1), then its verb ("rand(-1)
+        resets both seeds …"), the claim's own."""
+        subject = self._does_what
+        for segment in segments:
+            for unit in _units(segment):
+                said = fold(unit.text)
+                if said.startswith(subject) and said[len(subject) :][:1] == " " and fold(text) in said:
+                    return Verification(SENTENCE, 0, _plain(unit.text[len(subject) :]))
+        return None
 
     def _values(self, part: Part, text: str) -> list[str]:
         """The claim's values of the kind asked, as written (a value the question states is none)."""
