@@ -49,8 +49,11 @@ _AUXILIARIES = frozenset("has have had was were is are also then later".split())
 _PARENTHESIS = re.compile(r"\([^()]*\)")
 _LABEL_END = (":", "=", "#", "|", "-", "–", "—")
 # What opens a definition after a value: "(the Licensor)", "is the", "was a", "as the".
+# (after an abbreviation's period: "Cymbal Inc. (the Licensor)"; a comma only before "the": "X, the Licensor", not
+# "Rasheeq, a font from …", which says what kind of thing it is, not which one)
 _DEFINITION = re.compile(
-    r"^\s*(?:\(|(?:is|was|are|were|as|being|will be)\b)\s*(?:(?:the|a|an|its|our|their)\b)?", re.IGNORECASE
+    r"^\.?\s*(?:,\s*(?=the\b)|\(|(?:is|was|are|were|as|being|will be)\b)\s*(?:(?:the|a|an|its|our|their)\b)?",
+    re.IGNORECASE,
 )
 _CELL = " | "
 _EMPTY_CELLS = frozenset({"", "—", "-"})
@@ -235,8 +238,8 @@ class RelationCheck:
             return True
         here = names_of(unit.text)
         missing = [n for n in names if not names_held(n, here)]
-        if not missing:
-            return True
+        if not missing or unit.row:
+            return not missing  # (a row's name is its own: "Tool A" of another row is no answer)
         title = names_of(self._scope_words.title(segment, lines=None))
         return all(names_held(n, title) for n in missing)
 
@@ -306,7 +309,12 @@ class RelationCheck:
             if _says_relation(tail, part.relation):
                 return True
             if self._names(part, tail, clean, labelled=labelled):
-                if part.kind is Kind.NAME and id(part) in self._agents and not labelled:
+                if (
+                    part.kind is Kind.NAME
+                    and id(part) in self._agents
+                    and not labelled
+                    and words[-1].casefold() != "by"
+                ):
                     return False  # "who wrote it": its agent, before the verb or after "by", not its object
                 return self._clear_gap(part, words[-cut:], labelled) and (
                     part.kind is not Kind.ANY or _links(lead, words[-cut:])

@@ -33,7 +33,7 @@ def answering_clause(text: str, anchors: list[Span], values: list[Span]) -> str:
     after = re.match(r"[^,;:()\"“”]*", text[end:]).group()
     if len(after) <= RUN_ON and (end + len(after) == len(text) or text[end + len(after)] in ',;("“'):
         end = _closed(text, start, end + len(after))  # to the clause's end: "five (5) year terms"
-    return text[start:_balanced_end(text, start, end)].strip(" ,;")
+    return text[start : _balanced_end(text, start, end)].strip(" ,;")
 
 
 def _balanced_end(text: str, start: int, end: int) -> int:
