@@ -58,13 +58,16 @@ _DEFINITION = re.compile(
 _CELL = " | "
 _EMPTY_CELLS = frozenset({"", "—", "-"})
 _WHO = frozenset("who whom".split())
+_NEGATIONS = frozenset("not no never without none nor cannot n't".split())
 _DOES_WHAT = re.compile(r"what (?:does|do|did|will) (?:the |a |an )?(.+?) do\s*\??")
 _NUMBER_WORDS = frozenset("number numbers numero nummer numéro número".split())
 _MONTH_ONLY = re.compile(MONTH, re.IGNORECASE)
 # A default stated on its own: "Default value is", "The default is", "Defaults to", "(default:".
 _DEFAULT_IS = re.compile(r"(?:the\s+)?default(?:\s+value)?(?:\s+(?:is|are|was))?\s*[:=]?|defaults?\s+to", re.IGNORECASE)
 _OWNING = frozenset("of for".split())
-_LINKS = frozenset("is are was were be to equals called named".split())  # what may link an untyped value to its name
+_LINKS = frozenset(
+    "is are was were be to equals called named by of for from".split()
+)  # what may link an untyped value to its name
 _COPULAS = frozenset("is are was were be been being will shall can may must set equals equal".split())
 # Words that name the document or the field, not whose attribute is asked ("on the invoice", "the form's date").
 _NOT_A_SUBJECT = (
@@ -137,6 +140,7 @@ class RelationCheck:
         self._subjects = {id(p): self._subject_of(p) for p in asked.parts}
         self._specific = {id(p): self._specific_of(p) for p in asked.parts}
         self._owners = {id(p): _owning_names(asked, p) for p in asked.parts}
+        self._document_names = _document_names(asked)
         does = _DOES_WHAT.fullmatch(fold(asked.text).strip())
         self._does_what = does.group(1) if does else ""  # ("what does rand(-1) do": what a thing does is asked)
         # ("who wrote it": the verb is the focus, and the value its agent)
@@ -234,6 +238,8 @@ class RelationCheck:
         names = self._owners.get(id(part))
         if names is None:
             names = _owning_names(self.asked, part)
+        if id(part) in self._agents:  # "who wrote the Instant Python course": what was written is the unit's
+            names = tuple(n for n in self.asked.scope_names if n not in self._document_names)
         if not names:
             return True
         here = names_of(unit.text)
@@ -275,7 +281,8 @@ class RelationCheck:
             held = [c for c in specific if words.holds(c)]
             if len(held) == len(specific):
                 return True
-            relaxed = len(held) == len(specific) - 1 and words.holds(specific[-1])
+            missing = [c for c in specific if c not in held]
+            relaxed = len(missing) == 1 and words.holds(specific[-1]) and missing[0].word != "default"
             return relaxed and not self._says_more(claim_words(whole if whole is not None else text))
         verbs = [v for v in self.asked.question.verbs if v not in {c.word for c in part.focus}]
         if verbs and not any(stem(v) in words.stems for v in verbs):
@@ -294,8 +301,10 @@ class RelationCheck:
         """The focus words a label must say: not the generic ones (a value says "date" itself), nor a verb of the
         question ("the total *paid*"), unless nothing else is left ("When was it *filed*?")."""
         specific = [c for c in part.focus if c.word not in part.generic]
-        nouns = [c for c in specific if c.word not in self.asked.question.verbs]
-        return nouns or specific
+        nouns = [c for c in specific if c.word not in self.asked.question.verbs] or specific
+        # ("which font does it use by default": the default font, not any font it may use)
+        default = [c for c in self.asked.question.clues if c.word == "default" and c not in nouns]
+        return [*default, *nouns] if nouns else nouns
 
     def _named_before(self, part: Part, lead: str) -> bool:
         """The lead names the attribute (or ends on the question's verb: "written by", "used for"), and nothing but
@@ -306,7 +315,7 @@ class RelationCheck:
         labelled = _labels(lead)
         for cut in range(1, len(words) + 1):  # (the shortest tail of the lead that names it; "Appl. No." as written)
             tail = clean[found[-cut].start() :]
-            if _says_relation(tail, part.relation):
+            if _says_relation(tail, part.relation) and self._relation_names(part, clean):
                 return True
             if self._names(part, tail, clean, labelled=labelled):
                 if (
@@ -317,24 +326,37 @@ class RelationCheck:
                 ):
                     return False  # "who wrote it": its agent, before the verb or after "by", not its object
                 return self._clear_gap(part, words[-cut:], labelled) and (
-                    part.kind is not Kind.ANY or _links(lead, words[-cut:])
+                    part.kind not in (Kind.ANY, Kind.NAME) or _links(lead, words[-cut:])
                 )
         if part.kind in (Kind.PHONE, Kind.EMAIL):  # a number's shape says what it is: "LOS GATOS - (408) 356-3757"
-            return any(tuple(fold(w) for w in words[-len(n) :]) == n for n in self.asked.question.names)
+            names = [n for n in self.asked.scope_names if n not in self._document_names]
+            return any(tuple(fold(w) for w in words[-len(n) :]) == n for n in names)
         return False
+
+    def _relation_names(self, part: Part, lead: str) -> bool:
+        """The question's verb ends the lead ("used for", "written by"): it says what is asked where the verb is what
+        is asked, or the lead names the rest too ("Default equation" is no default float placement)."""
+        specific = self._specific.get(id(part)) or self._specific_of(part)
+        verb = {stem(part.relation[0])}
+        rest = [c for c in specific if not c.forms & verb]
+        return not rest or all(claim_words(lead).holds(c) for c in rest)
 
     def _clear_gap(self, part: Part, tail: list[str], labelled: bool) -> bool:
         """After the last word naming the attribute, only function words, the question's own words, copulas, field
         names and numbers (a form's box code) before the value: "Governing law: laws of New York", not "sector - as
         set forth on Schedule A"."""
         relation = {stem(w) for w in part.relation}
-        naming = (*part.focus, *self._subjects.get(id(part), ()))
+        specific = self._specific.get(id(part)) or self._specific_of(part)
+        # (what named the attribute: its focus; its subject where a generic focus named it, "kWh" of "kWh X $ 0.13")
+        naming = part.focus if specific else (*part.focus, *self._subjects.get(id(part), ()))
         last = max(
             (i for i, w in enumerate(tail) if any(claim_words(w).holds(c) for c in naming) or stem(w) in relation),
             default=-1,
         )
         for word in tail[last + 1 :]:
             low = word.rstrip(".").casefold()
+            if low in _NEGATIONS:
+                return False  # "crop marks is not set to zero": not the value
             if low in self._gap_words or low in _COPULAS or _NUMBER.fullmatch(word) or len(word) == 1:
                 continue
             if part.kind is Kind.DATE and low in _DATE_WORDS:
@@ -504,6 +526,19 @@ def _does(trail: str, verb: Clue) -> bool:
     words = [w.casefold() for w in _WORD.findall(trail)[:3]]
     words = words[1:] if words[:1] and words[0] in _AUXILIARIES else words
     return bool(words) and claim_words(words[0]).holds(verb)
+
+
+def _document_names(asked: Asked) -> frozenset[tuple[str, ...]]:
+    """The question's names that name its document: right before or after a kind of document ("Company ABC's
+    invoice 001", "invoice 23413561D", "the EDF bill")."""
+    words = [w for w in _WORD.findall(fold(asked.text)) if w != "s"]
+    documents = {i for i, w in enumerate(words) if _DOCUMENT_NOUN.fullmatch(w)}
+    named = set()
+    for name in asked.scope_names:
+        for i in range(len(words) - len(name) + 1):
+            if tuple(words[i : i + len(name)]) == name and (i + len(name) in documents or i - 1 in documents):
+                named.add(name)
+    return frozenset(named)
 
 
 def _owning_names(asked: Asked, part: Part) -> tuple[tuple[str, ...], ...]:

@@ -174,6 +174,25 @@ _SECOND_PART = re.compile(
     r"|wann|wie|welche|il|lo|gli|o|os|as)\b)",
     re.IGNORECASE,
 )
+# "height and weight", "form number and form date": two attributes asked, one part each (not "license and
+# distribution agreement": words that are no attribute stay one thing).
+_ATTRIBUTE_WORDS = (
+    "height|weight|date|name|number|address|phone|email|total|tax|subtotal|balance|amount|price|fee|surname|age|sex"
+)
+_TWO_ATTRIBUTES = re.compile(rf"\s+and\s+(?=(?:\w+\s+)?(?:{_ATTRIBUTE_WORDS})\b)", re.IGNORECASE)
+_ENDS_ON_ATTRIBUTE = re.compile(rf"\b(?:{_ATTRIBUTE_WORDS})$", re.IGNORECASE)
+
+
+def _two_attributes(piece: str) -> list[str]:
+    """ "What height and weight are …" -> "What height", "weight are …": split where "and" joins two attributes."""
+    out, start = [], 0
+    for match in _TWO_ATTRIBUTES.finditer(piece):
+        if _ENDS_ON_ATTRIBUTE.search(piece[start : match.start()]):
+            out.append(piece[start : match.start()])
+            start = match.end()
+    return [*out, piece[start:]]
+
+
 _GLOSS = re.compile(r"\(([^()]*)\)")
 # Words only a German question holds (lower-case, as written): "Wann ist die Rechnung fällig?".
 _GERMAN = frozenset("der die das dem ist sind wann welche welcher welches wie wer nicht".split())
@@ -198,6 +217,7 @@ _ALIASES = {
     "tall": ("height", "hgt"),
     "debited": ("debit", "prélevé", "prélèvement", "cargo", "abbuchung"),
     "wrote": ("written", "write", "writer", "author"),
+    "pay": ("due", "payable", "payment"),
     # a month and its abbreviation, as a table's head writes it ("Apr 18")
     "january": ("jan",),
     "february": ("feb",),
@@ -247,7 +267,8 @@ _SYNONYMS = (
 _GENERIC = {
     Kind.AMOUNT: "amount cost costs price value sum montant coût prix valeur somme importe precio coste costo valor "
     "suma betrag preis kosten wert summe importo prezzo montante preço bedrag prijs waarde",
-    Kind.NUMBER: "number numbers count weight height velocity speed temperature rate power distance size length "
+    Kind.NUMBER: "number numbers count version release edition weight height velocity speed temperature rate power "
+    "distance size length "
     "large big tall high far old heavy wide deep fast area surface "
     "volume usage percentage quantity numéro número nummer numero poids peso gewicht quantité cantidad menge "
     "quantità quantidade hoeveelheid",
@@ -303,7 +324,11 @@ IDENTIFIER = re.compile(
     r"|\b(?:tin|ssn|ein|itin|vin|iban|siren|siret|nif|cif)\b"
 )
 _WHICH = re.compile(r"\bwhich\b|\bwhat (?:" + _GENERIC[Kind.NAME].replace(" ", "|") + r"|city|country|town)\b")
-_NOT_NAMED = frozenset(_GENERIC[Kind.DATE].split() + _GENERIC[Kind.DURATION].split() + ["number", "numero", "nummer"])
+_NOT_NAMED = frozenset(
+    _GENERIC[Kind.DATE].split()
+    + _GENERIC[Kind.DURATION].split()
+    + "number numero nummer version release edition".split()  # ("which release": a version number, not a name)
+)
 _ASKS = [
     (
         re.compile(r"\bhow long\b|\bcombien de temps\b|\bcuanto tiempo\b|\bwie lange?\b|\bquanto tempo\b|\bhoe lang\b"),
@@ -417,13 +442,23 @@ def read_question(text: str) -> Question:
     for word in content_tokens(_GLOSS.sub(" ", text)):
         forms = {stem(word), *ALIASES.get(stem(word), ()), *glosses.get(word, ())}
         clues.setdefault(word, Clue(word, frozenset(forms)))
-    pieces = [p for p in _SECOND_PART.split(text) if content_tokens(p) or _kind_of(p, []) is not Kind.ANY]
+    pieces = [
+        p
+        for piece in _SECOND_PART.split(text)
+        for p in _two_attributes(piece)
+        if content_tokens(p) or _kind_of(p, []) is not Kind.ANY
+    ]
     names = _names(text)
     name_words = {w for name in names for w in name}
     parts = [_read_part(piece, clues, name_words) for piece in pieces or [text]]
     return Question(text, tuple(clues.values()), names, parts, files, _verbs(text))
 
 
+# Verbs a question asks through after its subject ("by what date must Company ABC *pay*"): a date is not any date.
+_QUESTION_VERBS = frozenset(
+    "pay use apply send ship mail renew expire start begin end last cost charge need require contain include run "
+    "produce support".split()
+)
 _NOT_RELATIONS = frozenset(
     "due printed shown written given listed stated mentioned indicated displayed reported recorded noted included "
     "specified found".split()
@@ -440,7 +475,7 @@ def _verbs(text: str) -> frozenset[str]:
         after
         for before, after in itertools.pairwise(words)
         if before in _BE | _DO and (after.endswith(("ed", "en")) or after in _PARTICIPLES)
-    } | {w for w in words[asks:] if w in _PARTICIPLES}
+    } | {w for w in words[asks:] if w in _PARTICIPLES or w in _QUESTION_VERBS}
     # ("when is payment due": what is asked; "what date is printed on it": where, not how)
     return frozenset(verbs - _NOT_RELATIONS)
 
@@ -540,8 +575,10 @@ def _read_part(text: str, clues: dict[str, Clue], name_words: set[str]) -> Part:
     run = _first_run(words, name_words)
     which = next((i for i, w in enumerate(words[1:], 1) if w in _WHICH_WORDS), None)
     if which is not None and run and words.index(run[0]) < which:
-        # "Under the laws of which country is …": the country, what "which" asks, not the laws before it
-        run = _first_run(words[which + 1 :], name_words) or run
+        # "Under the laws of which country is …": the country, what "which" asks, not the laws before it; "After the
+        # initial term, for how long does it renew": what follows "how long", not the clause before it
+        after = which + 1 + (words[which] == "how" and which + 1 < len(words))
+        run = _first_run(words[after:], name_words) or run
     kind = _kind_of(text, run)
     generic = frozenset(_GENERIC.get(kind, "").split())
     closing, role = _closing(text, words)
@@ -586,7 +623,7 @@ def _read_part(text: str, clues: dict[str, Clue], name_words: set[str]) -> Part:
     )
 
 
-_WHICH_WORDS = frozenset("which what".split())
+_WHICH_WORDS = frozenset("which what how".split())
 _PRICED = frozenset("charged paid billed spent owed due charge cost costs".split())
 _OF = frozenset("of de del des du von vom der di do da".split())
 # Heads a "date of …", "name of …", "amount of …" is said of: the thing after "of" is what is asked. ("the weight of
