@@ -56,13 +56,16 @@ def answer_status(sections: Sequence[Answered], parts: int = 1) -> str:
 
 
 def uncertain_note(metadata: dict | None) -> str | None:
-    """What a reader is told of an `uncertain` answer (the CLI and the page say it alike), or None."""
+    """What a reader is told of an `uncertain` answer (the CLI and the page say it alike), or None: that it may not
+    answer the question (a section fails the fit check), or that it is the best passage found, not a confirmed answer
+    (its passage does not state the value as what was asked)."""
     metadata = metadata or {}
     if metadata.get("answer_status") != UNCERTAIN:
         return None
     sections = metadata.get("sections", [])
     reasons = [s["fit_warning"] for s in sections if s.get("fit_warning")]
-    reasons = reasons or [s["verification_warning"] for s in sections if s.get("verification_warning")]
+    if not reasons and (unverified := [s["verification_warning"] for s in sections if s.get("verification_warning")]):
+        return f"Uncertain: the best passage found, not a confirmed answer ({'; '.join(dict.fromkeys(unverified))})."
     if not reasons:
         reasons = ["a part of it cites no passage"]
     return f"Uncertain: this answer may not answer the question ({'; '.join(dict.fromkeys(reasons))})."
