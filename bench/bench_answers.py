@@ -12,9 +12,14 @@ outcomes were read during it) and bench/answers_blind.json (written during it, r
 bench/answers_fit_tuning.json (tuned on), bench/answers_fit_heldout.json (held out, its outcomes read since),
 bench/answers_tuning2.json, bench/answers_tuning3.json and bench/answers_tuning4.json (each written as a held-out set
 by someone who did not read the answerer, measured once, then tuned on), bench/answers_heldout5.json and
-bench/answers_heldout6.json (written likewise, measured only). Several files share one ingest and are reported one
-by one. Only the CLI's public behaviour is used: the page and text of a context segment come from `segcite
-segments` of the same file.
+bench/answers_heldout6.json (written likewise, measured only); for issue 40, bench/answers_manuals_tuning.json (tuned
+on) and bench/answers_manuals_heldout.json (measured only), over PDF manuals from Debian packages, parsed by the local
+parser. Files without `files` share one ingest of the fixtures; a file with `files` (each a Debian package, the PDF's
+path, and a shell step that makes the path from the package) is asked in a workspace of its own holding those PDFs.
+Every file is reported on its own, and a last table sets them side by side: right and `answered`, wrong and
+`answered`, `uncertain` (right / wrong), not found, and the precision of `answered` (issue 40's figure). Only the
+CLI's public behaviour is used: the page and text of a context segment come from `segcite segments` of the same
+file (of a PDF: of what `segcite parse` makes of it).
 
 `--replay` re-answers the questions offline, in seconds, on the contexts a previous run's `--out` recorded (the
 `extractive` answerer, then `query.build_answer` with the recorded segments as the workspace): a quick check of a
@@ -51,8 +56,7 @@ import orjson
 
 from evaluation import Question, Source, holds, holds_all, score_answer
 from evaluation.scoring import ANSWERED, DECLINED, NOT_FOUND, RIGHT, WRONG, PageText, page_texts
-from query import build_answer
-from query.extractive import extractive_answer, extractive_sections
+from query import build_answer, extractive_answer, extractive_sections
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO.parent / "shared" / "fixtures"
@@ -103,6 +107,31 @@ def fixture_inputs(staging: Path) -> list[Path]:
     return paths
 
 
+@dataclass(frozen=True)
+class Manual:
+    """A PDF a question file is asked of: the Debian package that ships it, its path, the step that makes the path."""
+
+    package: str
+    path: Path
+    prepare: str = ""
+
+
+def load_manuals(path: Path) -> list[Manual]:
+    """The PDFs a question file is asked of (its `files`); [] for a file asked of the fixtures."""
+    files = orjson.loads(path.read_bytes()).get("files", [])
+    return [Manual(f["package"], Path(f["path"]), f.get("prepare", "")) for f in files]
+
+
+def manual_inputs(manuals: list[Manual]) -> list[Path] | str:
+    """The manuals' PDFs, made where a step makes them; or why they cannot be had (a package not installed)."""
+    for manual in manuals:
+        if manual.prepare and not manual.path.is_file():
+            subprocess.run(manual.prepare, shell=True, check=False, capture_output=True)
+        if not manual.path.is_file():
+            return f"{manual.path} is missing: apt-get install {manual.package}"
+    return [m.path for m in manuals]
+
+
 def load_questions(path: Path) -> list[Question]:
     """A question file of this bench, as the scorer's questions (evaluation.Question, kind `bench`): `values`, every
     item required, each item one value or a list of alternatives; `sources`, where the answer is."""
@@ -133,8 +162,8 @@ def segcite(args: list[str], home: Path, timeout: float = 900) -> subprocess.Com
     )
 
 
-def ingest_all(paths: list[Path], home: Path) -> Workspace:
-    done = segcite(["ingest", *map(str, paths), "--workspace", WORKSPACE], home, timeout=3600)
+def ingest_all(paths: list[Path], home: Path, workspace_name: str = WORKSPACE) -> Workspace:
+    done = segcite(["ingest", *map(str, paths), "--workspace", workspace_name], home, timeout=3600)
     workspace = Workspace()
     for line in done.stdout.decode().splitlines():
         if match := INGESTED.match(line.strip()):
@@ -147,7 +176,7 @@ def ingest_all(paths: list[Path], home: Path) -> Workspace:
         raise SystemExit(f"nothing ingested: {done.stderr.decode().strip().splitlines()[-1:]}")
     by_name = {p.name: p for p in paths}
     for document_id, name in workspace.names.items():
-        listed = segcite(["segments", str(by_name[name]), "--document-id", document_id], home)
+        listed = segcite(["segments", *segment_inputs(by_name[name], home), "--document-id", document_id], home)
         for line in listed.stdout.splitlines():
             row = orjson.loads(line)
             workspace.pages[row["segment_id"]] = row["page_idx"]
@@ -156,9 +185,19 @@ def ingest_all(paths: list[Path], home: Path) -> Workspace:
     return workspace
 
 
-def ask(question: str, home: Path) -> tuple[dict[str, Any] | None, float, str]:
+def segment_inputs(path: Path, home: Path) -> list[str]:
+    """What `segcite segments` reads for an ingested file: the file, or for a PDF the JSON `segcite parse` makes of it
+    (the parser the worker ran, with the same settings)."""
+    if path.suffix.casefold() != ".pdf":
+        return [str(path)]
+    out = home / "parsed" / path.stem
+    segcite(["parse", str(path), "--out", str(out)], home, timeout=1800)
+    return sorted(map(str, out.glob("*.json")))
+
+
+def ask(question: str, home: Path, workspace_name: str = WORKSPACE) -> tuple[dict[str, Any] | None, float, str]:
     start = time.perf_counter()
-    done = segcite(["ask", question, "--json", "--workspace", WORKSPACE], home, timeout=600)
+    done = segcite(["ask", question, "--json", "--workspace", workspace_name], home, timeout=600)
     elapsed = time.perf_counter() - start
     if done.returncode != 0:
         return None, elapsed, done.stderr.decode().strip()
@@ -255,29 +294,69 @@ def percent(part: int, whole: int) -> str:
 
 
 def verdicts(outcomes: list[Outcome]) -> dict[str, Any]:
-    """Issue 31: right, not found, wrong (shown as answered without the expected value), uncertain, per status."""
+    """Issue 40: each answer by its verdict and its `answer_status`. Answerable: right and `answered`, wrong and
+    `answered`, `uncertain` (right / wrong), not found; unanswerable: `answered`, `uncertain`, not found. The precision
+    of `answered`: of the answers given as `answered`, the right ones (an unanswerable question answered is wrong)."""
     answerable = [o for o in outcomes if o.question.answerable]
+    unanswerable = [o for o in outcomes if not o.question.answerable]
     statuses: dict[str, int] = {}
     for o in outcomes:
         statuses[o.status] = statuses.get(o.status, 0) + 1
+
+    def count(group: list[Outcome], verdict: str, status: str) -> int:
+        return sum(o.verdict == verdict and o.status == status for o in group)
+
+    right_answered = count(answerable, RIGHT, "answered")
+    wrong_answered = count(answerable, WRONG, "answered")
+    unanswerable_answered = sum(o.verdict == ANSWERED and o.status == "answered" for o in unanswerable)
+    given = right_answered + wrong_answered + unanswerable_answered
     return {
         "answerable": len(answerable),
         "right": sum(o.verdict == RIGHT for o in answerable),
+        "right_answered": right_answered,
+        "wrong_answered": wrong_answered,
+        "uncertain_right": count(answerable, RIGHT, "uncertain"),
+        "uncertain_wrong": count(answerable, WRONG, "uncertain"),
         "not_found": sum(o.verdict == NOT_FOUND for o in answerable),
-        "wrong": sum(o.verdict == WRONG and o.status != "uncertain" for o in answerable),
-        "uncertain_wrong": sum(o.verdict == WRONG and o.status == "uncertain" for o in answerable),
-        "unanswerable": len(outcomes) - len(answerable),
-        "unanswerable_answered": sum(o.verdict == ANSWERED for o in outcomes if not o.question.answerable),
+        "wrong": wrong_answered,  # (issue 31's name: wrong and shown as answered)
+        "unanswerable": len(unanswerable),
+        "unanswerable_answered": unanswerable_answered,
+        "unanswerable_uncertain": sum(o.verdict == ANSWERED and o.status == "uncertain" for o in unanswerable),
+        "answered_precision": [right_answered, given],
         "answer_status": statuses,
     }
 
 
 def print_verdicts(v: dict[str, Any]) -> None:
     print(
-        f"verdicts: right {v['right']}, not found {v['not_found']}, wrong {percent(v['wrong'], v['answerable'])} "
-        f"[target <= 3%], uncertain and wrong {v['uncertain_wrong']}, of {v['answerable']} answerable; "
-        f"unanswerable answered {v['unanswerable_answered']} of {v['unanswerable']}; answer_status {v['answer_status']}"
+        f"verdicts: answered right {v['right_answered']}, answered wrong "
+        f"{percent(v['wrong_answered'], v['answerable'])} [target <= 3%], uncertain right {v['uncertain_right']} / "
+        f"wrong {v['uncertain_wrong']}, not found {v['not_found']}, of {v['answerable']} answerable; unanswerable "
+        f"answered {v['unanswerable_answered']}, uncertain {v['unanswerable_uncertain']} of {v['unanswerable']}; "
+        f"precision of answered {percent(*v['answered_precision'])} [target >= 97%]"
     )
+
+
+TABLE_COLUMNS = ("right+ans", "wrong+ans", "unc right", "unc wrong", "not found", "unans ans", "unans unc", "precision")
+
+
+def print_table(summaries: dict[str, dict[str, Any]]) -> None:
+    """One line per question file: the figures issue 40 asks for, side by side."""
+    print(f"\n{'set':34}" + "".join(f"{c:>11}" for c in TABLE_COLUMNS))
+    for name, summary in summaries.items():
+        v = summary["verdicts"]
+        right, given = v["answered_precision"]
+        cells = [
+            f"{v['right_answered']}/{v['answerable']}",
+            f"{v['wrong_answered']}/{v['answerable']}",
+            v["uncertain_right"],
+            v["uncertain_wrong"],
+            v["not_found"],
+            f"{v['unanswerable_answered']}/{v['unanswerable']}",
+            v["unanswerable_uncertain"],
+            f"{100 * right / given:.0f}% of {given}" if given else "n/a",
+        ]
+        print(f"{name.removesuffix('.json'):34}" + "".join(f"{c:>11}" for c in cells))
 
 
 def report(outcomes: list[Outcome], ws: Workspace, verbose: bool) -> dict[str, Any]:
@@ -347,8 +426,8 @@ def report(outcomes: list[Outcome], ws: Workspace, verbose: bool) -> dict[str, A
     return summary
 
 
-def ask_all(questions: list[Question], ws: Workspace, home: Path, verbose: bool) -> dict[str, Any]:
-    outcomes = [score(q, *ask(q.text, home), ws) for q in questions]
+def ask_all(questions: list[Question], ws: Workspace, home: Path, verbose: bool, workspace_name: str) -> dict[str, Any]:
+    outcomes = [score(q, *ask(q.text, home, workspace_name), ws) for q in questions]
     summary = report(outcomes, ws, verbose)
     rows = [
         {
@@ -365,17 +444,32 @@ def ask_all(questions: list[Question], ws: Workspace, home: Path, verbose: bool)
         }
         for o in outcomes
     ]
-    return {"summary": summary, "questions": rows}
+    return {"summary": summary, "questions": rows, "workspace": workspace_name}
+
+
+def recorded_workspaces(data: dict[str, Any]) -> dict[str, Workspace]:
+    """The workspaces a run recorded, by name (a run before issue 40 recorded one, the fixtures')."""
+    recorded = data.get("workspaces") or {WORKSPACE: data["workspace"]}
+    workspaces = {}
+    for name, raw in recorded.items():
+        ws = Workspace(names=raw["names"], rows=raw["rows"])
+        for segment_id, row in ws.rows.items():
+            ws.pages[segment_id], ws.texts[segment_id] = row["page_idx"], row["text"]
+        workspaces[name] = ws
+    return workspaces
 
 
 def replay(recorded: Path, question_sets: dict[str, list[Question]], verbose: bool) -> None:
     """Answer each question again, in this process, on the context a run recorded for it."""
     data = orjson.loads(recorded.read_bytes())
-    ws = Workspace(names=data["workspace"]["names"], rows=data["workspace"]["rows"])
-    for segment_id, row in ws.rows.items():
-        ws.pages[segment_id], ws.texts[segment_id] = row["page_idx"], row["text"]
-    contexts = {row["id"]: row["context_ids"] for name in question_sets for row in data[name]["questions"]}
+    workspaces = recorded_workspaces(data)
+    summaries = {}
     for name, questions in question_sets.items():
+        if name not in data:
+            print(f"\n== {name}: not in {recorded.name}, skipped")
+            continue
+        ws = workspaces[data[name].get("workspace", WORKSPACE)]
+        contexts = {row["id"]: row["context_ids"] for row in data[name]["questions"]}
         print(f"\n== {name}: {len(questions)} questions (replayed on recorded contexts)")
         outcomes = []
         for q in questions:
@@ -384,7 +478,8 @@ def replay(recorded: Path, question_sets: dict[str, list[Question]], verbose: bo
             payload = build_answer(answer, context=context, workspace=ws.rows, question=q.text)
             payload["metadata"]["context_ids"] = contexts[q.id]
             outcomes.append(score(q, payload, 0.0, "", ws))
-        report(outcomes, ws, verbose)
+        summaries[name] = report(outcomes, ws, verbose)
+    print_table(summaries)
 
 
 def main() -> None:
@@ -402,21 +497,35 @@ def main() -> None:
         print(f"skipped: the Document AI fixtures are not at {FIXTURES} (they live in ../shared, outside the repo)")
         return
     question_sets = {path.name: load_questions(path) for path in args.questions}
+    manuals = {path.name: load_manuals(path) for path in args.questions}
     home = Path(tempfile.mkdtemp(prefix="sc-ans-", dir="/tmp"))  # short: unix socket paths are limited
     staging = home / "inputs"
     staging.mkdir()
     try:
-        start = time.perf_counter()
-        ws = ingest_all(fixture_inputs(staging), home)
-        print(f"ingest: {len(ws.names)} documents, {len(ws.pages)} segments in {time.perf_counter() - start:.0f} s")
-        results = {}
+        workspaces: dict[str, Workspace] = {}
+        results: dict[str, Any] = {}
         for name, questions in question_sets.items():
+            # the fixtures' questions share one workspace; a file of questions over PDFs has its own
+            workspace_name = f"bench-{name.removesuffix('.json')}" if manuals[name] else WORKSPACE
+            if workspace_name not in workspaces:
+                inputs = manual_inputs(manuals[name]) if manuals[name] else fixture_inputs(staging)
+                if isinstance(inputs, str):
+                    print(f"\n== {name}: skipped: {inputs}")
+                    continue
+                start = time.perf_counter()
+                workspaces[workspace_name] = ingest_all(inputs, home, workspace_name)
+                ws = workspaces[workspace_name]
+                elapsed = time.perf_counter() - start
+                print(f"ingest {workspace_name}: {len(ws.names)} documents, {len(ws.pages)} segments, {elapsed:.0f} s")
+            ws = workspaces[workspace_name]
             print(f"\n== {name}: {len(questions)} questions")
             for problem in check_question_set(questions, ws):
                 print(f"question set: {problem}")
-            results[name] = ask_all(questions, ws, home, args.verbose)
+            results[name] = ask_all(questions, ws, home, args.verbose, workspace_name)
+        print_table({name: result["summary"] for name, result in results.items()})
         if args.out:
-            results["workspace"] = {"names": ws.names, "rows": ws.rows}  # what --replay needs
+            # what --replay needs
+            results["workspaces"] = {n: {"names": w.names, "rows": w.rows} for n, w in workspaces.items()}
             args.out.write_bytes(orjson.dumps(results, option=orjson.OPT_INDENT_2))
     finally:
         if not args.keep:

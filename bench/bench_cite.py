@@ -24,8 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus import make_vocabulary, make_workspace, paraphrase, unrelated
 
 from query import SegmentIndex, build_answer
-from query.fit import claim_words, folded, names_of
-from query.question import words_of
+from query.fit.words import claim_words, folded, names_of
+from query.language.question import words_of
 
 # The question-fit check (design §5.9) runs with the others; its word cache is emptied before each call, as a new
 # question brings a new context.

@@ -23,8 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus import make_vocabulary, make_workspace, negate, ocr_noise, paraphrase, swap_number, unrelated
 
 from query import Section, SectionResolver
-from query.match import MATCH_THRESHOLD, SegmentIndex, best_match, match_score
-from query.resolve import WORKSPACE_CANDIDATES
+from query.citations.match import MATCH_THRESHOLD, SegmentIndex, best_match, match_score
+from query.citations.resolve import WORKSPACE_CANDIDATES
 
 
 def main() -> None:

@@ -42,7 +42,7 @@ from docai_synth import PageSpec, build_document  # noqa: E402
 from openai_stub import FakeOpenAI  # noqa: E402
 
 from ingest import Segment, tagged_text  # noqa: E402
-from query.fusion import search_terms  # noqa: E402
+from query import search_terms  # noqa: E402
 from worker import documents  # noqa: E402
 from worker.embedded import start_postgres, start_redis, stop_postgres, stop_redis  # noqa: E402
 from worker.migrate import apply_migrations  # noqa: E402

@@ -1,20 +1,39 @@
-"""Pure: prompt, answer parsing, source-id validation, support scoring, citations, text-match fallback,
-quotes, markers, payload. No I/O, no Celery."""
+"""Pure: from a question, its context and a model's reply to the message payload with checked citations. No I/O, no
+Celery.
 
-from query.answer import AnswerBuilder, build_answer, with_markers
-from query.ids import check_source_ids, parse_source_id
-from query.markers import parse_markers, split_sentences
-from query.match import SegmentIndex, SegmentSource, best_match, match_score, ranked_matches
-from query.model import ResolvedSection, Section, SectionCitation
-from query.parse import ParsedAnswer, parse_answer, parse_sections
-from query.prompt import build_messages
-from query.quote import Quote, find_quote, quote_boxes, snippet_preview
-from query.resolve import SectionResolver, resolve_sections
-from query.verify import LexicalVerifier, Verdict, Verifier
+Four roles, a subpackage each:
+- `query.citations`: the citation path (design §5.2-5.8): prompt, reply parsing, source-id validation, support,
+  citation resolution, text-match fallback, quotes, markers, payload;
+- `query.reader`: the offline answerer, which reads the context and copies what answers;
+- `query.fit`: does a claim answer the question, and is it verified (design §5.9): the answer's status;
+- `query.language`: what the words say, read alike by the three: words and stems, a question's kind and focus,
+  values, a claim's and a passage's content words;
+and `query.retrieval`, the pure half of retrieval (search terms, the fusion of rankings).
+
+Code outside `query` imports the names below; the modules behind them may move."""
+
+from query.citations.answer import NO_PAGE_IMAGES, AnswerBuilder, PageImages, build_answer, with_markers
+from query.citations.ids import check_source_ids, parse_source_id
+from query.citations.markers import parse_markers, split_sentences
+from query.citations.match import SegmentIndex, SegmentSource, best_match, match_score, ranked_matches
+from query.citations.model import ResolvedSection, Section, SectionCitation
+from query.citations.parse import ParsedAnswer, parse_answer, parse_sections
+from query.citations.prompt import build_messages
+from query.citations.quote import Quote, find_quote, quote_boxes, snippet_preview
+from query.citations.resolve import SectionResolver, resolve_sections
+from query.citations.verify import LexicalVerifier, Verdict, Verifier
+from query.fit.verdict import uncertain_note
+from query.language.terms import QUESTION_CHARS_READ, embedding_features, has_words
+from query.reader.extractive import NOT_FOUND, extractive_answer, extractive_sections
+from query.retrieval.fusion import duplicate_key, fuse, search_terms
 
 __all__ = [
+    "NOT_FOUND",
+    "NO_PAGE_IMAGES",
+    "QUESTION_CHARS_READ",
     "AnswerBuilder",
     "LexicalVerifier",
+    "PageImages",
     "ParsedAnswer",
     "Quote",
     "ResolvedSection",
@@ -29,7 +48,13 @@ __all__ = [
     "build_answer",
     "build_messages",
     "check_source_ids",
+    "duplicate_key",
+    "embedding_features",
+    "extractive_answer",
+    "extractive_sections",
     "find_quote",
+    "fuse",
+    "has_words",
     "match_score",
     "parse_answer",
     "parse_markers",
@@ -38,7 +63,9 @@ __all__ = [
     "quote_boxes",
     "ranked_matches",
     "resolve_sections",
+    "search_terms",
     "snippet_preview",
     "split_sentences",
+    "uncertain_note",
     "with_markers",
 ]

@@ -212,6 +212,37 @@ def test_an_uncertain_answer_is_shown_as_uncertain(
     assert printed[:2] == ["Surname/Nom/Apellidos [1]", note]
 
 
+@pytest.fixture(scope="module")
+def one_invoice_workspace(services, service_home, celery_worker, docai_real_dir: Path) -> str:
+    """Issue 43's new user: one invoice among a receipt, a utility bill and a form (their documents' words are
+    English; the questions German)."""
+    workspace = f"de-{uuid.uuid4().hex[:8]}"
+    names = ("invoice_parser_1p", "expense_parser_1p", "utility_parser_1p_4tables", "form_parser_v1_1p")
+    paths = [str(docai_real_dir / f"{name}.json") for name in names]
+    ingested = run(service_env(services, service_home), "ingest", *paths, "--workspace", workspace, timeout=600)
+    assert ingested.returncode == 0, ingested.stderr
+    return workspace
+
+
+@pytest.mark.parametrize(
+    ("question", "value"),
+    [
+        ("Was ist der Gesamtbetrag der Rechnung?", "19,647.68"),
+        ("Wie hoch ist der Gesamtbetrag der Rechnung?", "19,647.68"),
+        ("Was ist das Fälligkeitsdatum der Rechnung?", "Sep 30, 2019"),
+    ],
+)
+def test_a_german_compound_is_read_by_its_parts(
+    services, service_home, one_invoice_workspace: str, question: str, value: str
+) -> None:
+    """Issue 43, point 8: "Gesamtbetrag" is "gesamt" and "betrag", a total amount, in retrieval and in the fit check;
+    before, the search looked for the compound alone and found nothing in an English invoice: "not found"."""
+    payload = asked_json(services, service_home, one_invoice_workspace, question)
+    assert value in payload["content"]
+    assert payload["metadata"]["answer_status"] == "answered"
+    assert any(value in q["text"] for c in payload["metadata"]["citations"] for q in c["quotes"])
+
+
 def test_cite_with_the_question_judges_each_sections_fit(tmp_path: Path, docai_real_dir: Path) -> None:
     """`segcite cite --question`: the same fit and answer_status as `build_answer` gives (no services: a file in,
     the payload out)."""

@@ -7,7 +7,7 @@ import uuid
 import numpy as np
 
 from ingest import Segment, tagged_text
-from query.terms import embedding_features
+from query.language.terms import embedding_features
 from worker.embeddings import hash_embed
 
 QUESTION = "How much tax was added on the Company ABC invoice?"

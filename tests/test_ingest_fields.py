@@ -51,7 +51,7 @@ def test_form_fields_become_label_value_segments_after_the_others(docai_dir: Pat
     assert close(tuple(name_line.bbox.to_dict().values()), box(date["fieldName"]))
     assert close(tuple(value_line.bbox.to_dict().values()), box(date["fieldValue"]))
     assert form_date.bbox == name_line.bbox.union(value_line.bbox)
-    # Offsets span both parts; a quote of a field is not the document's characters (query.quote says so).
+    # Offsets span both parts; a quote of a field is not the document's characters (query.citations.quote says so).
     text = document["text"]
     assert (form_date.char_start, form_date.char_end) == (33, 55)
     assert text[form_date.char_start : form_date.char_end].split() == ["Form", "Date:", "2020/10/01"]

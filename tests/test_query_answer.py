@@ -218,6 +218,8 @@ def test_payload_keys_of_design_5_8() -> None:
         "citation_error",
         "fit",
         "fit_warning",
+        "verified_as",
+        "verification_warning",
     }
     assert payload["metadata"]["answer_status"] == "answered"
     assert payload["metadata"]["sentences"] == [

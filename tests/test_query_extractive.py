@@ -8,9 +8,9 @@ import pytest
 from ingest import Segment as _Segment
 from ingest import build_segments
 from query import build_answer
-from query.extractive import NOT_FOUND, extractive_answer, extractive_sections
-from query.fusion import distinct_texts, duplicate_key
-from query.question import Kind, read_question, stem, words_of
+from query.language.question import Kind, read_question, stem, words_of
+from query.reader.extractive import NOT_FOUND, extractive_answer, extractive_sections
+from query.retrieval.fusion import distinct_texts, duplicate_key
 
 
 def Segment(document_id: str, index: int, page: int, kind: str, text: str) -> _Segment:
@@ -532,7 +532,7 @@ def test_a_gloss_in_parentheses_is_another_spelling_of_the_words_before_it():
 
 
 def ingested(path) -> list[_Segment]:
-    """A document's segments as retrieval gives them: once each by text (query.fusion's duplicate filter), so the
+    """A document's segments as retrieval gives them: once each by text (retrieval.fusion's duplicate filter), so the
     48 copies of one invoice page are one."""
     data = [p.read_bytes() for p in sorted(path.glob("*.json"))] if path.is_dir() else path.read_bytes()
     segments = {s.segment_id: s for s in build_segments(data, path.stem)}
@@ -549,7 +549,7 @@ def answered(question: str, context: list[_Segment]) -> tuple[str, list[_Segment
 @pytest.mark.parametrize("question", ["Tax", "What is the tax?", "How much tax was charged?"])
 def test_a_question_about_an_amount_gets_the_value_not_its_bare_label(docai_real_dir, question: str) -> None:
     """The Google invoice's text puts "$1,767.97" lines before "Tax (10%):": the answer was the label alone. Now
-    the value: Document AI's field, or the value its boxes show right of the label (query.layout)."""
+    the value: Document AI's field, or the value its boxes show right of the label (query.language.layout)."""
     content, cited = answered(question, ingested(docai_real_dir / "invoice_parser_1p.json"))
     assert "$1,767.97" in content
     assert not content.split("[")[0].rstrip().endswith(":")

@@ -11,7 +11,7 @@ from conftest import FIT_FILES
 
 from ingest import build_segments
 from query import build_answer
-from query.extractive import NOT_FOUND, extractive_answer
+from query.reader.extractive import NOT_FOUND, extractive_answer
 
 
 @pytest.fixture(scope="module")
@@ -241,7 +241,8 @@ def test_a_count_of_another_unit_or_a_phone_number_is_no_count(workspace) -> Non
 
 def test_a_rate_is_a_percentage_or_says_rate() -> None:
     from ingest import Segment
-    from query.fit import FitCheck, ScopeWords
+    from query.fit.check import FitCheck
+    from query.fit.documents import ScopeWords
 
     stub = Segment("paycor", 0, 0, "text", "RATE HOUR/UNIT CURRENT\n12.00 40.00 480.00", None, None, None)
     check = FitCheck("What is the hourly rate on the pay statement?", ScopeWords([stub]))
@@ -253,9 +254,11 @@ def test_a_rate_is_a_percentage_or_says_rate() -> None:
 
 
 def test_a_passage_speaking_of_none_of_the_clues_is_not_scanned_yet_the_focus_is_found() -> None:
-    from query.fit import FitCheck, ScopeWords, _shortest_starts
+    from query.fit.check import FitCheck
+    from query.fit.documents import ScopeWords
+    from query.fit.focus import shortest_starts
 
-    assert sorted(_shortest_starts(["expir", "exp", "expi", "dat", "date"])) == ["dat", "exp"]
+    assert sorted(shortest_starts(["expir", "exp", "expi", "dat", "date"])) == ["dat", "exp"]
     check = FitCheck("What is the expiration date of the passport?", ScopeWords([]))
     assert "expiration" in check.spoken("DATE OF EXP 14 OCT 2030")
     assert "expiration" in check.spoken("Date d'expiration: 14 oct. 2030")
@@ -264,7 +267,8 @@ def test_a_passage_speaking_of_none_of_the_clues_is_not_scanned_yet_the_focus_is
 
 def test_a_forms_printed_line_up_to_its_instruction_is_a_label() -> None:
     from ingest import Segment
-    from query.fit import FitCheck, ScopeWords
+    from query.fit.check import FitCheck
+    from query.fit.documents import ScopeWords
 
     text = (
         "SCHEDULE C\nA Principal business (see instructions)\nB Enter code from instructions\nLearning disability nurse"
@@ -279,7 +283,8 @@ def test_a_forms_printed_line_up_to_its_instruction_is_a_label() -> None:
 
 def test_a_one_word_name_said_only_within_a_longer_one_is_another_documents() -> None:
     from ingest import Segment
-    from query.fit import FitCheck, ScopeWords
+    from query.fit.check import FitCheck
+    from query.fit.documents import ScopeWords
 
     singapore = Segment(
         "abc", 0, 0, "text", "Invoice\nFROM: Google Singapore\naccounts@google.com\nTax\n$140.00", None, None, None
@@ -302,7 +307,8 @@ def test_a_one_word_name_said_only_within_a_longer_one_is_another_documents() ->
 
 def test_a_persons_first_name_said_alone_elsewhere_does_not_move_the_answer() -> None:
     from ingest import Segment
-    from query.fit import FitCheck, ScopeWords
+    from query.fit.check import FitCheck
+    from query.fit.documents import ScopeWords
 
     card = Segment("dl", 0, 0, "text", "Given Names: BRENDA LYNN\nDate of birth: 09/04/1986", None, None, None)
     letter = Segment("letter", 0, 0, "text", "Dear Brenda,\nyour booking is confirmed.", None, None, None)
@@ -314,7 +320,8 @@ def test_a_persons_first_name_said_alone_elsewhere_does_not_move_the_answer() ->
 
 
 def test_money_written_with_spaces_is_no_phone_number() -> None:
-    from query.fit import FitCheck, ScopeWords
+    from query.fit.check import FitCheck
+    from query.fit.documents import ScopeWords
 
     check = FitCheck("How much is the total?", ScopeWords([]))
     assert check.check("Total: 1 234 567,00 €", []) == check.check("Total: 544.99", [])
@@ -324,7 +331,8 @@ def test_money_written_with_spaces_is_no_phone_number() -> None:
 
 def test_a_claim_about_none_of_two_parts_fails_the_first_and_each_part_says_its_own() -> None:
     from ingest import Segment
-    from query.fit import FitCheck, ScopeWords
+    from query.fit.check import FitCheck
+    from query.fit.documents import ScopeWords
 
     passage = Segment("d", 0, 0, "text", "The sky was clear over the valley all week.", None, None, None)
     check = FitCheck("How much energy did the plant produce in 2025, and who operates it?", ScopeWords([passage]))
@@ -340,7 +348,8 @@ def test_a_claim_about_none_of_two_parts_fails_the_first_and_each_part_says_its_
 
 def test_a_missing_name_is_named_once() -> None:
     from ingest import Segment
-    from query.fit import FitCheck, ScopeWords
+    from query.fit.check import FitCheck
+    from query.fit.documents import ScopeWords
 
     form = Segment("form", 0, 0, "text", "SCHEDULE B\nB Principal business: Learning nurse", None, None, None)
     check = FitCheck("What is the principal business on Schedule C?", ScopeWords([form]))
@@ -352,7 +361,8 @@ def test_a_call_s_number_is_no_gloss_of_its_name() -> None:
     """ "rand(-1)" asks about rand: its "1" glossed `rand`, so "The domain of k is -1 to 1" spoke of it (a manual's
     page read by OCR, issue 33's check). The offline answerer now gives the sentence about rand(-1)."""
     from ingest import Segment
-    from query.fit import FitCheck, ScopeWords
+    from query.fit.check import FitCheck
+    from query.fit.documents import ScopeWords
 
     text = (
         "The domain of k is -1 to 1 (inclusive).\n"
@@ -377,7 +387,7 @@ def test_a_question_naming_a_file_is_answered_from_that_file() -> None:
     """`segcite eval` (and users) ask "… in invoice.json?": the file's name is no word to find in the answer; with the
     documents' file names known, an answer from another file fails the scope, one from that file fits."""
     from ingest import Segment
-    from query.question import read_question
+    from query.language.question import read_question
 
     asked = read_question("What is the Amount for Tool A in invoice_toolbox_test0_1p.json?")
     assert asked.files == ("invoice_toolbox_test0_1p.json",)
@@ -412,7 +422,8 @@ def test_a_row_the_question_names_is_not_another_row_of_its_label() -> None:
     """ "the Description for Item 3" is not answered by "Item 1 | Description 1" (a generated eval question), nor
     "Tool A" by Tool B's row; the row asked for fits."""
     from ingest import Segment
-    from query.fit import FitCheck, ScopeWords
+    from query.fit.check import FitCheck
+    from query.fit.documents import ScopeWords
 
     table = Segment(
         "form", 0, 0, "table", "Item | Description\nItem 1 | Description 1\nItem 3 | Description 3", None, None, None
@@ -431,7 +442,8 @@ def test_the_label_of_an_identifier_is_no_name() -> None:
     """ "Who is the payer?" is not answered by a 1099's "PAYER'S TIN" (the payer's label, its number elsewhere) nor
     by "RECIPIENT'S TIN"; the payer's name fits."""
     from ingest import Segment
-    from query.fit import FitCheck, ScopeWords
+    from query.fit.check import FitCheck
+    from query.fit.documents import ScopeWords
 
     form = Segment(
         "1099",
@@ -473,7 +485,8 @@ def test_an_identifier_asked_of_a_thing_is_not_another_of_its_attributes() -> No
     """ "the meter number" is not "METER READING: 008" (the bill's rate plan, read beside the label); a label naming
     the number ("METER NO.", "LIC #") or only the thing fits."""
     from ingest import Segment
-    from query.fit import FitCheck, ScopeWords
+    from query.fit.check import FitCheck
+    from query.fit.documents import ScopeWords
 
     bill = Segment(
         "bill", 0, 0, "text", "SCE&G\nMETER READING\n008 - Residential Service\nMETER NO.\n001996302", None, None, None
@@ -490,8 +503,9 @@ def test_a_date_the_question_gives_is_no_name_and_a_documents_head_scopes_its_ta
     """ "the April 2018 SCE&G billing period": SCE&G is the name to find (the bill says "Apr 18", not "April 2018"),
     and a table of the bill is the SCE&G bill's, the bill's first segment says so."""
     from ingest import Segment
-    from query.fit import FitCheck, ScopeWords
-    from query.question import read_question
+    from query.fit.check import FitCheck
+    from query.fit.documents import ScopeWords
+    from query.language.question import read_question
 
     question = "How many days were in the April 2018 SCE&G billing period?"
     assert read_question(question).names == (("sce", "g"),)

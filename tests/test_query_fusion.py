@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from query.fusion import RRF_K, distinct_texts, duplicate_key, fuse, reciprocal_rank_fusion, search_terms
+from query.retrieval.fusion import RRF_K, distinct_texts, duplicate_key, fuse, reciprocal_rank_fusion, search_terms
 
 
 def test_rrf_sums_reciprocal_ranks_across_rankings():
@@ -53,7 +53,7 @@ def test_a_field_repeats_only_another_field():
 
 def test_of_two_copies_of_one_text_the_one_with_the_pages_boxes_takes_the_better_place():
     """The procurement splitter's text-only copy of the Google invoice and the Invoice parser's page read one text:
-    whichever ranked first was kept, and from the copy the tax beside its label (query.layout) and the page's boxes
+    whichever ranked first was kept, and from the copy the tax beside its label (language.layout) and the page's boxes
     were out of reach. The page takes the copy's place; a third copy without boxes changes nothing."""
     texts = {"copy:0": "Google\nINVOICE", "other:3": "Hubble", "page:0": "Google INVOICE", "copy2:0": "Google INVOICE"}
     ranked = ["copy:0", "other:3", "page:0", "copy2:0"]

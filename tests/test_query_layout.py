@@ -1,5 +1,5 @@
 """Issue 31: a value printed right of its label, which reading order put far from it, is read with its label
-(query.layout), from the boxes of the segment's lines: on plain segments, and on the Google invoice's real Document
+(language.layout), from the boxes of the segment's lines: on plain segments, and on the Google invoice's real Document
 AI output, where the Invoice parser's text lists "Tax (10%):", "Shipping:", "Total:" after their values."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import pytest
 
 from ingest import BBox, Line, Segment, build_segments
 from query import build_answer
-from query.extractive import extractive_answer
-from query.layout import LayoutPair, layout_pairs
+from query.language.layout import LayoutPair, layout_pairs
+from query.reader.extractive import extractive_answer
 
 
 def laid_out(cells: list[tuple[str, float, float, float]]) -> Segment:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from query import parse_markers, split_sentences
-from query.markers import extract_clusters, extract_markers, remove_markers
+from query.citations.markers import extract_clusters, extract_markers, remove_markers
 
 
 def sentences(text: str) -> list[str]:

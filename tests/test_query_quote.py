@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from ingest import BBox, Line, Segment, build_segments
 from ingest.load import load_document
 from query import AnswerBuilder, SectionResolver, build_answer, find_quote, quote_boxes, snippet_preview
-from query.extractive import extractive_answer
-from query.model import Section
+from query.citations.model import Section
+from query.reader.extractive import extractive_answer
 
 
 def lined(document_id: str, rows: list[str], *, top: float = 0.1, kind: str = "paragraph") -> Segment:

@@ -1,4 +1,4 @@
-"""The support-scoring step (query.verify): the lexical verifier's verdicts, and a verifier passed in instead."""
+"""The support-scoring step (citations.verify): the lexical verifier's verdicts, and a verifier passed in instead."""
 
 from __future__ import annotations
 

@@ -14,9 +14,16 @@ from typing import Any
 import orjson
 
 from ingest import Segment, neutralize_seg_tags, take_seg_tags
-from query import AnswerBuilder, SectionResolver, SegmentSource, build_answer, parse_sections
-from query.answer import NO_PAGE_IMAGES, PageImages
-from query.terms import has_words
+from query import (
+    NO_PAGE_IMAGES,
+    AnswerBuilder,
+    PageImages,
+    SectionResolver,
+    SegmentSource,
+    build_answer,
+    has_words,
+    parse_sections,
+)
 from worker.errors import PermanentError, TransientError
 from worker.page_images import CitedPageImages
 from worker.retrieval import retrieve_context

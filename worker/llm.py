@@ -14,8 +14,7 @@ import httpx
 import orjson
 
 from ingest import Segment
-from query.extractive import extractive_sections
-from query.prompt import build_messages
+from query import build_messages, extractive_sections
 from worker.errors import TransientError
 from worker.openai_client import classified, openai_client
 from worker.settings import Settings

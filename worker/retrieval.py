@@ -4,14 +4,13 @@ module: the answer task calls `retrieve_context`, and nothing else asks for cont
 Hybrid: LightRAG's vector search and PostgreSQL's full-text search over the workspace's `document_segments`
 (`ts_rank_cd` over the question's rarest informative terms, migrations/005_segment_search.sql) each rank
 candidates; reciprocal rank fusion merges them and drops segments whose text repeats a better-ranked one
-(`query.fusion`, pure). Both stores run the same full-text search (the `supabase` one through its RPC).
+(`query.retrieval.fusion`, pure). Both stores run the same full-text search (the `supabase` one through its RPC).
 """
 
 from __future__ import annotations
 
 from ingest import Segment
-from query.fusion import duplicate_key, fuse, search_terms
-from query.terms import QUESTION_CHARS_READ
+from query import QUESTION_CHARS_READ, duplicate_key, fuse, search_terms
 from worker.rag import RagStore
 from worker.stores import WorkspaceSegments
 
@@ -22,7 +21,7 @@ VECTOR_SEARCH_TIMEOUT = 120.0  # seconds, as RagStore.retrieve's
 
 def retrieve_context(rag: RagStore, segments: WorkspaceSegments, question: str, top_k: int) -> list[Segment]:
     """The context of a question, best first: its top K segments that are not fields, then at most K // 2 fields
-    of their documents, which ride along (`query.fusion.fuse`): at most K + K // 2 in all, as the README and
+    of their documents, which ride along (`query.retrieval.fusion.fuse`): at most K + K // 2 in all, as the README and
     docs/answer-payload.md say of `context_ids`. Text, page and box come from `document_segments`. A
     question too short for LightRAG ("税", "ab": it refuses under 3 characters, a CJK one counting 2) is looked
     up by full-text search alone; a very long one by its start (`QUESTION_CHARS_READ`), as the answerer reads it."""

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from query.fit import uncertain_note
+from query import uncertain_note
 from worker.errors import MissingObject, TransientError
 from worker.highlight import missing_geometry
 from worker.objects import ObjectStore

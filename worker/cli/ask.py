@@ -30,7 +30,7 @@ def _print_answer(store: Store, message: MessageRow, as_json: bool, streamed: bo
         payload = {"message_id": message.id, "content": message.content, "metadata": message.metadata}
         sys.stdout.buffer.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n")
         return
-    from query.fit import uncertain_note
+    from query import uncertain_note
 
     if not streamed:  # a streamed answer's sections are on the screen already, each with a blank line after it
         click.echo(message.content)
@@ -137,7 +137,7 @@ def _stopped_waiting(message_id: str) -> NoReturn:
 def ask_command(question: str, workspace: str, as_json: bool, timeout: float, stream: bool) -> None:
     """Ask a question about a workspace's documents and print the answer with its citations: for each, its page
     and the passage that backs it."""
-    from query.terms import has_words
+    from query import has_words
 
     if not question.strip():
         raise UserError("the question is empty")

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 from ingest import Segment
-from query.fusion import search_terms
+from query import search_terms
 from worker.settings import Settings
 from worker.stores.rows import DocumentRow, InboxStat, MessageRow, PageImageRow, Role, WorkspaceStat
 

@@ -12,12 +12,13 @@ one clue with two spellings. "What are the subtotal and the tax …?" asks for t
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
-from query.terms import (
+from query.language.terms import (
     CJK,
     MONTH,
     QUESTION_CHARS_READ,
@@ -60,6 +61,9 @@ class Part:
     # "dog" of "the name of Brenda's dog": the thing the focus belongs to, owned by a name of the question. The name
     # finds Brenda, not her dog: only a document that speaks of a dog answers (Brenda's ID is no dog's name tag).
     owner: tuple[Clue, ...] = ()
+    # "used for" of "What project were the supplies used for?", "filed" of "When was it filed?": the verb the
+    # question ends on, and the preposition after it, whether or not the verb is what is asked (its focus).
+    relation: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -69,6 +73,7 @@ class Question:
     names: tuple[tuple[str, ...], ...]  # capitalized runs and identifiers, as case-folded words
     parts: list[Part]
     files: tuple[str, ...] = ()  # file names the question gives ("invoice.pdf"), case-folded: documents, not words
+    verbs: frozenset[str] = frozenset()  # the verbs it asks through: "added" of "how much tax was added"
 
 
 @dataclass(frozen=True)
@@ -90,6 +95,12 @@ class Words:
             for form in clue.forms
             for a in self.abbreviations
         )
+
+
+def union(a: Words | None, b: Words) -> Words:
+    if a is None:
+        return b
+    return Words(a.stems | b.stems, a.abbreviations | b.abbreviations, a.tokens | b.tokens, a.initials | b.initials)
 
 
 ABBREVIATION_SHARE = 0.5
@@ -127,8 +138,21 @@ _PHRASE = re.compile("|".join(map(re.escape, sorted(_PHRASES, key=len, reverse=T
 
 
 def translations(text: str) -> list[str]:
-    """The English of the CJK words of `text` the answerer reads ("合計" -> "total")."""
-    return [_PHRASES[m.group().casefold()].strip() for m in _PHRASE.finditer(text) if has_cjk(m.group())]
+    """The English of the words of `text` a document in another language writes otherwise: of its CJK words
+    ("合計" -> "total"), and of its German compounds, read by their parts ("Gesamtbetrag" -> "gesamt", "betrag",
+    "total", "amount"; "Kundennummer" -> "kunde", "nummer", "customer", "number")."""
+    english = [_PHRASES[m.group().casefold()].strip() for m in _PHRASE.finditer(text) if has_cjk(m.group())]
+    if has_compound(text):
+        for match in _COMPOUND.finditer(text):
+            for part in _split_compound(match).split():
+                english += [part, *_english_of(part)]
+    return english
+
+
+def _english_of(word: str) -> list[str]:
+    """The English word of the synonym group `word` belongs to (none when it is English, or unknown)."""
+    head = _ENGLISH.get(stem(word))
+    return [head] if head and stem(head) != stem(word) else []
 
 
 def _rewritten(match: re.Match[str]) -> str:
@@ -150,6 +174,25 @@ _SECOND_PART = re.compile(
     r"|wann|wie|welche|il|lo|gli|o|os|as)\b)",
     re.IGNORECASE,
 )
+# "height and weight", "form number and form date": two attributes asked, one part each (not "license and
+# distribution agreement": words that are no attribute stay one thing).
+_ATTRIBUTE_WORDS = (
+    "height|weight|date|name|number|address|phone|email|total|tax|subtotal|balance|amount|price|fee|surname|age|sex"
+)
+_TWO_ATTRIBUTES = re.compile(rf"\s+and\s+(?=(?:\w+\s+)?(?:{_ATTRIBUTE_WORDS})\b)", re.IGNORECASE)
+_ENDS_ON_ATTRIBUTE = re.compile(rf"\b(?:{_ATTRIBUTE_WORDS})$", re.IGNORECASE)
+
+
+def _two_attributes(piece: str) -> list[str]:
+    """ "What height and weight are …" -> "What height", "weight are …": split where "and" joins two attributes."""
+    out, start = [], 0
+    for match in _TWO_ATTRIBUTES.finditer(piece):
+        if _ENDS_ON_ATTRIBUTE.search(piece[start : match.start()]):
+            out.append(piece[start : match.start()])
+            start = match.end()
+    return [*out, piece[start:]]
+
+
 _GLOSS = re.compile(r"\(([^()]*)\)")
 # Words only a German question holds (lower-case, as written): "Wann ist die Rechnung fällig?".
 _GERMAN = frozenset("der die das dem ist sind wann welche welcher welches wie wer nicht".split())
@@ -173,6 +216,21 @@ _ALIASES = {
     "born": ("birth", "dob", "naissance", "nacimiento", "geburt"),
     "tall": ("height", "hgt"),
     "debited": ("debit", "prélevé", "prélèvement", "cargo", "abbuchung"),
+    "wrote": ("written", "write", "writer", "author"),
+    "pay": ("due", "payable", "payment"),
+    # a month and its abbreviation, as a table's head writes it ("Apr 18")
+    "january": ("jan",),
+    "february": ("feb",),
+    "march": ("mar",),
+    "april": ("apr",),
+    "june": ("jun",),
+    "july": ("jul",),
+    "august": ("aug",),
+    "september": ("sep", "sept"),
+    "october": ("oct",),
+    "november": ("nov",),
+    "december": ("dec",),
+    "written": ("wrote", "write", "writer", "author"),
 }
 # One word in several languages: a question in one finds a document in another, either way.
 _SYNONYMS = (
@@ -187,7 +245,7 @@ _SYNONYMS = (
     "number numéro número nummer numero",
     "phone téléphone teléfono telefon telefono telefone telefoon",
     "price prix precio preis prezzo preço prijs",
-    "due échéance vencimiento fällig scadenza vencimento vervaldatum",
+    "due échéance vencimiento fällig fälligkeit scadenza vencimento vervaldatum",
     "expiration expiry caducidad vencimiento ablauf scadenza validade",
     "issue délivrance expedición emisión ausstellung rilascio emissão afgifte",
     "passport passeport pasaporte reisepass passaporto passaporte paspoort",
@@ -202,12 +260,15 @@ _SYNONYMS = (
     "period période periodo zeitraum período periode",
     "postal zip postcode postleitzahl plz",
     "subscription abonnement abono abbonamento assinatura",
+    "net netto neto",
+    "pay wage salary lohn gehalt salaire salario",
 )
 # Per kind, focus words that a value of that kind answers by itself: "date" in "the date of the invoice".
 _GENERIC = {
     Kind.AMOUNT: "amount cost costs price value sum montant coût prix valeur somme importe precio coste costo valor "
     "suma betrag preis kosten wert summe importo prezzo montante preço bedrag prijs waarde",
-    Kind.NUMBER: "number numbers count weight height velocity speed temperature rate power distance size length "
+    Kind.NUMBER: "number numbers count version release edition weight height velocity speed temperature rate power "
+    "distance size length "
     "large big tall high far old heavy wide deep fast area surface "
     "volume usage percentage quantity numéro número nummer numero poids peso gewicht quantité cantidad menge "
     "quantità quantidade hoeveelheid",
@@ -230,9 +291,23 @@ _AMOUNT_WORDS = frozenset(
 )
 # German compounds end on the word they are: "Geburtsdatum" is a date ("Datum") of birth ("Geburt"), read as
 # its two words, in questions and texts alike.
-COMPOUND_ENDS = ("datum", "betrag", "summe", "nummer", "preis", "kosten", "steuer", "gebühr", "adresse")
+COMPOUND_ENDS = ("datum", "betrag", "summe", "nummer", "preis", "kosten", "steuer", "gebühr", "adresse", "lohn")
 _COMPOUND_HINT = re.compile("|".join(COMPOUND_ENDS), re.IGNORECASE)
 _COMPOUND = re.compile(rf"\b(\w{{3,}}?)({'|'.join(COMPOUND_ENDS)})\b", re.IGNORECASE)
+
+
+def _split_compound(match: re.Match[str]) -> str:
+    """ "Gesamtbetrag" -> "Gesamt betrag", "Kundennummer" -> "Kunde nummer": the compound's two words, the first
+    without its linking letters (-s-, -n-, -en-, -es-) where the word without them is one the answerer knows."""
+    first, last = match.group(1), match.group(2)
+    for cut in (1, 2):
+        shorter = first[:-cut]
+        if first[-cut:].casefold() in _LINKING and len(shorter) >= 3 and stem(shorter) in ALIASES:
+            return f"{shorter} {last}"
+    return f"{first} {last}"
+
+
+_LINKING = frozenset("s n en es".split())
 # (matched on the question case- and accent-folded: "cuándo" is "cuando")
 HOW_MUCH = re.compile(
     r"\bhow much\b|\bcombien\b|\bcuant[oa]\b|\bwie ?viel\b|\bwie hoch\b|\bquant[oa]\b|\bhoeveel\b|いくら|얼마"
@@ -249,7 +324,11 @@ IDENTIFIER = re.compile(
     r"|\b(?:tin|ssn|ein|itin|vin|iban|siren|siret|nif|cif)\b"
 )
 _WHICH = re.compile(r"\bwhich\b|\bwhat (?:" + _GENERIC[Kind.NAME].replace(" ", "|") + r"|city|country|town)\b")
-_NOT_NAMED = frozenset(_GENERIC[Kind.DATE].split() + _GENERIC[Kind.DURATION].split() + ["number", "numero", "nummer"])
+_NOT_NAMED = frozenset(
+    _GENERIC[Kind.DATE].split()
+    + _GENERIC[Kind.DURATION].split()
+    + "number numero nummer version release edition".split()  # ("which release": a version number, not a name)
+)
 _ASKS = [
     (
         re.compile(r"\bhow long\b|\bcombien de temps\b|\bcuanto tiempo\b|\bwie lange?\b|\bquanto tempo\b|\bhoe lang\b"),
@@ -309,10 +388,14 @@ for _group in _SYNONYMS:
         ALIASES[_stem] = ALIASES.get(_stem, frozenset()) | (_stems - {_stem})
 
 
+# A word of another language -> the English word of its synonym group ("betrag" -> "amount").
+_ENGLISH = {stem(w): group.split()[0] for group in _SYNONYMS for w in group.split()}
+
+
 @functools.lru_cache(maxsize=8192)
 def words_of(text: str) -> Words:
     compound = has_compound(text)  # (the substitution is a third of the work: only when needed)
-    stems = frozenset(map(stem, content_tokens(_COMPOUND.sub(r"\1 \2", text) if compound else text)))
+    stems = frozenset(map(stem, content_tokens(_COMPOUND.sub(_split_compound, text) if compound else text)))
     tokens_ = frozenset(w.casefold() for w in _WORD.findall(text))
     return Words(stems, abbreviations_of(text), tokens_, initials_of(text))
 
@@ -353,17 +436,48 @@ def read_question(text: str) -> Question:
     text = text[:QUESTION_CHARS_READ]
     files = tuple(dict.fromkeys(m.group().casefold() for m in FILE_NAME.finditer(text)))
     text = _no_possessive(_PHRASE.sub(_rewritten, FILE_NAME.sub(" ", text) if files else text))
-    text = _COMPOUND.sub(r"\1 \2", text)
+    text = _COMPOUND.sub(_split_compound, text)
     glosses = _glosses(text)
     clues = {}
     for word in content_tokens(_GLOSS.sub(" ", text)):
         forms = {stem(word), *ALIASES.get(stem(word), ()), *glosses.get(word, ())}
         clues.setdefault(word, Clue(word, frozenset(forms)))
-    pieces = [p for p in _SECOND_PART.split(text) if content_tokens(p) or _kind_of(p, []) is not Kind.ANY]
+    pieces = [
+        p
+        for piece in _SECOND_PART.split(text)
+        for p in _two_attributes(piece)
+        if content_tokens(p) or _kind_of(p, []) is not Kind.ANY
+    ]
     names = _names(text)
     name_words = {w for name in names for w in name}
     parts = [_read_part(piece, clues, name_words) for piece in pieces or [text]]
-    return Question(text, tuple(clues.values()), names, parts, files)
+    return Question(text, tuple(clues.values()), names, parts, files, _verbs(text))
+
+
+# Verbs a question asks through after its subject ("by what date must Company ABC *pay*"): a date is not any date.
+_QUESTION_VERBS = frozenset(
+    "pay use apply send ship mail renew expire start begin end last cost charge need require contain include run "
+    "produce support".split()
+)
+_NOT_RELATIONS = frozenset(
+    "due printed shown written given listed stated mentioned indicated displayed reported recorded noted included "
+    "specified found".split()
+)
+
+
+def _verbs(text: str) -> frozenset[str]:
+    """The participles right after an auxiliary ("was added", "were used"), and known participles after one ("was
+    the total paid"): the verbs a question asks through, not words naming what it asks about; not a verb that only
+    says where the value is ("printed", "shown")."""
+    words = tokens(text)
+    asks = next((i for i, w in enumerate(words) if w in _BE | _DO), len(words))
+    verbs = {
+        after
+        for before, after in itertools.pairwise(words)
+        if before in _BE | _DO and (after.endswith(("ed", "en")) or after in _PARTICIPLES)
+    } | {w for w in words[asks:] if w in _PARTICIPLES or w in _QUESTION_VERBS}
+    # ("when is payment due": what is asked; "what date is printed on it": where, not how)
+    return frozenset(verbs - _NOT_RELATIONS)
 
 
 _TOPIC = re.compile(r"[はがを]")
@@ -459,9 +573,16 @@ def _is_function(word: str) -> bool:
 def _read_part(text: str, clues: dict[str, Clue], name_words: set[str]) -> Part:
     words = tokens(_POSSESSIVE.sub("", _GLOSS.sub(" ", text)))
     run = _first_run(words, name_words)
+    which = next((i for i, w in enumerate(words[1:], 1) if w in _WHICH_WORDS), None)
+    if which is not None and run and words.index(run[0]) < which:
+        # "Under the laws of which country is …": the country, what "which" asks, not the laws before it; "After the
+        # initial term, for how long does it renew": what follows "how long", not the clause before it
+        after = which + 1 + (words[which] == "how" and which + 1 < len(words))
+        run = _first_run(words[after:], name_words) or run
     kind = _kind_of(text, run)
     generic = frozenset(_GENERIC.get(kind, "").split())
     closing, role = _closing(text, words)
+    relation = tuple(w for w in (closing, role) if w) if closing else ()
     # "When was the paper communicated?", "On what date will it be debited?", "Who is the invoice addressed to?":
     # the verb names what is asked ("which city does she live in": the city).
     by_verb = (kind is Kind.DATE and set(run) <= generic) or (kind is Kind.NAME and words[:1] in (["who"], ["whom"]))
@@ -498,9 +619,11 @@ def _read_part(text: str, clues: dict[str, Clue], name_words: set[str]) -> Part:
         generic & frozenset(focus_words),
         role,
         tuple(clues[w] for w in owner if w in clues),
+        relation,
     )
 
 
+_WHICH_WORDS = frozenset("which what how".split())
 _PRICED = frozenset("charged paid billed spent owed due charge cost costs".split())
 _OF = frozenset("of de del des du von vom der di do da".split())
 # Heads a "date of …", "name of …", "amount of …" is said of: the thing after "of" is what is asked. ("the weight of

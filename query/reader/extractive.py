@@ -2,7 +2,7 @@
 
 Deterministic, no model. The candidates are a table's rows, `label: value` lines (a label line and the value line
 under it count as one), short lines, and the sentences of prose. For each thing the question asks
-(`query.question`), a candidate must hold a value of the kind asked (an amount for "how much", a date for "when", a
+(`language.question`), a candidate must hold a value of the kind asked (an amount for "how much", a date for "when", a
 name for "who") that the question does not already state, and the thing asked about (its focus; "the date" or "the
 cost" is answered by the value itself). It is then scored on three counts, each clue weighted by how rare it is in
 the context: the focus it holds, the names of the question it holds (or its segment, or its document: "Service B"
@@ -28,12 +28,13 @@ from typing import Any
 import orjson
 
 from ingest import Segment
-from query.candidates import Candidate, candidates_of, label_of
-from query.clause import answering_clause
-from query.fit import FitCheck, ScopeWords, same_document, union
-from query.model import as_segments
-from query.question import Clue, Kind, Part, Question, Words, asks_how_much, read_question, words_of
-from query.values import Span, is_money, value_spans
+from query.citations.model import as_segments
+from query.fit.check import FitCheck
+from query.fit.documents import ScopeWords, same_document
+from query.language.question import Clue, Kind, Part, Question, Words, asks_how_much, read_question, union, words_of
+from query.language.values import Span, is_money, label_of, value_spans
+from query.reader.candidates import Candidate, candidates_of
+from query.reader.clause import answering_clause
 
 NOT_FOUND = "I could not find an answer to this question in your documents."
 MAX_SECTIONS = 3
@@ -54,7 +55,13 @@ GENERIC_BY_VALUE = 0.75  # a generic focus word ("weight") held by the value onl
 ROLE_WEIGHT = 2.0  # "addressed to": the label "TO:" names the party more surely than the verb does
 LONG_CHARS, LENGTH_PENALTY = 60, 0.0015  # per character past LONG_CHARS: the shorter of two equal answers
 RANK_PENALTY = 0.002  # per place down the context: retrieval's order breaks ties
-AMBIGUOUS_MARGIN = 0.05  # candidates of two documents this close under one label: the question cannot tell them
+AMBIGUOUS_MARGIN = 0.05
+# A choice its passage verifies is preferred to a better-scored one within this much, below the bar too; of the best
+# VERIFIED_TRIES choices (verifying reads the passage: a few, not all).
+VERIFIED_REACH, VERIFIED_TRIES = (
+    0.1,
+    5,
+)  # candidates of two documents this close under one label: the question cannot tell them
 SHAPES = (Kind.PHONE, Kind.EMAIL)  # kinds a value's shape alone identifies
 
 _WORD = re.compile(r"\w+")
@@ -100,7 +107,7 @@ class _Judge:
             self.document_words[s.document_id] = union(
                 self.document_words.get(s.document_id), self.segment_words[s.segment_id]
             )
-        # the one check of every provider's answers (query.fit): a candidate that fails it is never given
+        # the one check of every provider's answers (query.fit.check): a candidate that fails it is never given
         context_words = functools.reduce(union, self.document_words.values(), None)
         self.fit = FitCheck(asked, ScopeWords(segments), context_words)
         total = len(segments)
@@ -124,9 +131,10 @@ class _Judge:
             (s for s in (self.score(part, c) for c in candidates) if s is not None),
             key=lambda s: (-s.score, s.candidate.order),
         )
-        if not scored:
+        best = self._verified_first(part, scored)
+        if best is None:
             return []
-        best = scored[0]
+        scored = [best] + [s for s in scored if s is not best]
         chosen = [best]
         label = _label_key(best)
         for other in scored[1:]:
@@ -171,9 +179,23 @@ class _Judge:
         score += LABEL_BONUS * (PART_NAMED + (1 - PART_NAMED) * named) if named else 0.0
         score += UNIT_BONUS if self.in_unit(part, text) else 0.0
         score -= LENGTH_PENALTY * max(0, len(text) - LONG_CHARS) + RANK_PENALTY * candidate.order
-        if score < (CONFIDENCE_BAR if part.kind is not Kind.ANY else UNTYPED_BAR):
+        if score < (CONFIDENCE_BAR if part.kind is not Kind.ANY else UNTYPED_BAR) - VERIFIED_REACH:
             return None
         return Choice(score, text, candidate)
+
+    def _verified_first(self, part: Part, scored: list[Choice]) -> Choice | None:
+        """The best choice over the confidence bar; but a choice its passage verifies (it states the value as the
+        thing asked, `query.fit.relation`) within VERIFIED_REACH of it, or of the bar, is preferred: the reader is
+        told the answer as a fact only then."""
+        bar = CONFIDENCE_BAR if part.kind is not Kind.ANY else UNTYPED_BAR
+        above = [s for s in scored if s.score >= bar]
+        top = above[0].score if above else bar
+        for choice in scored[:VERIFIED_TRIES]:
+            if choice.score < top - VERIFIED_REACH:
+                break
+            if self.fit.verify(choice.text, [choice.candidate.segment], part).verified:
+                return choice
+        return above[0] if above else None
 
     def asks_here(self, part: Part, candidate: Candidate, words: Words) -> bool:
         """The candidate is about what is asked: it holds a word of the focus that a value cannot stand for (or

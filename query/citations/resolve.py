@@ -6,7 +6,7 @@ A section left without a supported id is matched by text, sentence by sentence, 
 the workspace (`matched`); a candidate that contradicts its sentence is never matched. What matches nothing
 is `invalid` (it gave ids, none usable) or `uncited` (it gave none). The text is kept in every case.
 
-Every (claim, segment) judgement goes through one `Verifier` (query.verify), the same for both paths.
+Every (claim, segment) judgement goes through one `Verifier` (query.citations.verify), the same for both paths.
 """
 
 from __future__ import annotations
@@ -15,11 +15,9 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ingest import Segment, make_segment_id
-from query.ids import check_source_ids, parse_source_id
-from query.lexical import Claim, passage, share
-from query.lexical import claim as analyse_claim
-from query.markers import split_sentences
-from query.match import (
+from query.citations.ids import check_source_ids, parse_source_id
+from query.citations.markers import split_sentences
+from query.citations.match import (
     Match,
     SegmentIndex,
     SegmentSource,
@@ -28,7 +26,7 @@ from query.match import (
     ranked_matches,
     value_of,
 )
-from query.model import (
+from query.citations.model import (
     SCORE_CITED,
     SCORE_INVALID,
     SCORE_UNCITED,
@@ -39,7 +37,9 @@ from query.model import (
     as_segment,
     as_segments,
 )
-from query.verify import LexicalVerifier, Verdict, Verifier
+from query.citations.verify import LexicalVerifier, Verdict, Verifier
+from query.language.lexical import Claim, passage, share
+from query.language.lexical import claim as analyse_claim
 
 CONTEXT_CANDIDATES = 6
 WORKSPACE_CANDIDATES = 25
@@ -217,7 +217,7 @@ def resolve_sections(
 
 def _anchor(segment: Segment, claims: list[Claim]) -> tuple[int, bool]:
     """The sentence an id's marker goes after (the last of those the segment backs within STANDS_OUT of the best,
-    by the lexical measure of `query.lexical.held`), and whether it stands out from the others. `claims`: the
+    by the lexical measure of `query.language.lexical.held`), and whether it stands out from the others. `claims`: the
     analysed sentences of the section (none when it has one sentence)."""
     if len(claims) <= 1:
         return 0, True

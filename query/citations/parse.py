@@ -18,9 +18,9 @@ import json_repair
 import orjson
 
 from ingest import neutralize_seg_tags, split_ids, take_seg_tags
-from query.defuse import defused
-from query.markers import remove_model_markers
-from query.model import Section
+from query.citations.defuse import defused
+from query.citations.markers import remove_model_markers
+from query.citations.model import Section
 
 _FENCE = re.compile(r"```[a-zA-Z0-9_-]*[ \t]*\n?(.*?)```", re.DOTALL)
 _TRAILING_COMMA = re.compile(r",(\s*[}\]])")

@@ -12,16 +12,20 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ingest import Segment
-from query.defuse import defused
-from query.fit import FITS, Fit, FitCheck, ScopeWords, answer_status, says_not_found, union
-from query.markers import sentence_markers
-from query.match import SegmentSource
-from query.model import ResolvedSection, SectionCitation, as_segments
-from query.parse import parse_answer, without_surrogates
-from query.question import Words, words_of
-from query.quote import Quote, find_quotes, quotes_boxes, snippet_preview
-from query.resolve import SectionResolver, as_source, mentioned_ids
-from query.verify import Verifier
+from query.citations.defuse import defused
+from query.citations.markers import sentence_markers
+from query.citations.match import SegmentSource
+from query.citations.model import ResolvedSection, SectionCitation, as_segments
+from query.citations.parse import parse_answer, without_surrogates
+from query.citations.quote import Quote, find_quotes, quotes_boxes, snippet_preview
+from query.citations.resolve import SectionResolver, as_source, mentioned_ids
+from query.citations.verify import Verifier
+from query.fit.check import FitCheck
+from query.fit.documents import ScopeWords
+from query.fit.not_found import says_not_found
+from query.fit.relation import Verification
+from query.fit.verdict import FITS, Answered, Fit, answer_status
+from query.language.question import Words, union, words_of
 
 # (document_id, page_idx) -> that page's stored image `{"key", "width", "height"}`: what the caller knows of the
 # pages (the worker reads it from `document_pages`); a page it does not hold has no image.
@@ -55,8 +59,7 @@ class AnswerBuilder:
     def __init__(self, page_images: PageImages = NO_PAGE_IMAGES, fit_check: FitCheck | None = None) -> None:
         self._page_images = page_images
         self._fit_check = fit_check  # None: no question to check against (fit null)
-        self._fits: list[Fit] = []
-        self._cited: list[bool] = []
+        self._answered: list[Answered] = []  # what the answer's status reads of each section
         self._numbers: dict[str, int] = {}  # segment_id -> citation number, by first appearance
         self._citations: list[dict[str, Any]] = []
         self._sections: list[dict[str, Any]] = []
@@ -86,7 +89,9 @@ class AnswerBuilder:
         text = "".join(pieces)
         self._texts.append(text)
         self._stats[section.status] += 1
-        fit = self._fit(section)
+        fit, verification = self._check(section)
+        if fit.of_another_document:  # its citations back nothing the question asks: flagged, not evidence
+            self._discredit(numbers, fit.warning or "")
         entry = {
             "text": section.text,
             "source_ids": section.source_ids,
@@ -96,24 +101,42 @@ class AnswerBuilder:
             "citation_error": section.error,
             "fit": round(fit.score, 3) if self._fit_check is not None else None,
             "fit_warning": fit.warning,
+            "verified_as": verification.how if verification else None,
+            "verification_warning": verification.why if verification else None,
         }
         self._sections.append(entry)
         return entry, text
 
-    def _fit(self, section: ResolvedSection) -> Fit:
-        if self._fit_check is not None:
-            fit = self._fit_check.check(section.text, [c.segment for c in section.citations])
-        elif says_not_found(section.text):
-            fit = Fit(0.0, "the answer says it was not found", not_found=True)
-        else:
-            fit = FITS
-        self._fits.append(fit)
-        self._cited.append(bool(section.citations))
-        return fit
+    def _check(self, section: ResolvedSection) -> tuple[Fit, Verification | None]:
+        """The section's fit to the question and, where it fits and cites a passage, its verification (None: no
+        question to check against, or nothing to verify)."""
+        cited = bool(section.citations)
+        if self._fit_check is None:
+            fit = Fit(0.0, "the answer says it was not found", not_found=True) if says_not_found(section.text) else FITS
+            self._answered.append(Answered(fit, cited, {0: None}))  # (no question: nothing to verify it against)
+            return fit, None
+        segments = [c.segment for c in section.citations]
+        fit = self._fit_check.check(section.text, segments)
+        if fit.fails or fit.not_found or not cited:
+            self._answered.append(Answered(fit, cited))
+            return fit, None
+        # each part of the question the section verifiably answers ("the balance due and the due date" in one)
+        found = [self._fit_check.verify(section.text, segments, part) for part in self._fit_check.asked.parts]
+        verified = {i: v.value for i, v in enumerate(found) if v.verified}
+        self._answered.append(Answered(fit, cited, verified))
+        return fit, next((v for v in found if v.verified), found[0] if found else Verification(None))
+
+    def _discredit(self, numbers: list[int], why: str) -> None:
+        """The citations `numbers` are of another document than the one asked about: support 0, and why. (Each entry
+        is replaced, not changed in place: a delta already sent keeps what it said.)"""
+        for number in numbers:
+            entry = self._citations[number - 1]
+            self._citations[number - 1] = {**entry, "support": 0.0, "warning": why}
 
     @property
     def answer_status(self) -> str:
-        return answer_status(self._fits, self._cited)
+        parts = len(self._fit_check.asked.parts) if self._fit_check is not None else 1
+        return answer_status(self._answered, max(parts, 1))
 
     def _number(self, citation: SectionCitation, section: ResolvedSection) -> int:
         segment_id = citation.segment.segment_id

@@ -2,7 +2,7 @@
 
 Retrieval (full-text terms, the hash embedder) and the extractive answerer must agree on what is noise: a
 shared "the", "what" or "on" says nothing about where an answer is. Negation words are noise here too (they
-decide whether a claim is supported, which `query.match` judges, not where a passage is).
+decide whether a claim is supported, which `query.citations.match` judges, not where a passage is).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ _FUNCTION_WORDS = """a an the and or but nor if then else of to in on at by for 
     muy más pero ya también
     der die das den dem des ein eine einer eines einem einen und oder ist sind mit von zu im am auf aus bei für
     nicht dass sie es wir ihr ich du wie was wer wem wen wessen wann wo warum welche welcher welches welchen
-    waren wird werden wurde haben bis nach vor über unter zum zur beim vom auch noch nur sehr
+    waren wird werden wurde haben bis nach vor über unter zum zur beim vom auch noch nur sehr seit
     lo gli di da su tra fra che cosa quale quali quando perché dello della dei degli delle allo alla agli
     alle nel nella nei negli nelle sul sulla non anche sono
     do da em não uma com qual quais onde quem porque dos das na no nos pelo pela ao
@@ -45,7 +45,8 @@ _FUNCTION_WORDS = """a an the and or but nor if then else of to in on at by for 
 _ASKING_WORDS = """what which who whom whose when where why how much many long often tell give show list find say says
     said know get got please there anything something already
     combien quel quelle quels quelles trouver dire donner cuánto cuánta cuántos cuántas cuál cuáles
-    viel viele wieviel wieviele hoch lange quanto quanta quanti quante quantos quantas hoeveel lang
+    viel viele wieviel wieviele hoch lange lautet lauten heißt heisst beträgt
+    quanto quanta quanti quante quantos quantas hoeveel lang
     كم
     什么 多少 哪里 哪个 谁 何时 时候 几 何 いくら いつ 誰 どこ どれ どの どう 무엇 언제 누구 얼마 어디""".split()
 

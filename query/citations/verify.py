@@ -19,7 +19,7 @@ from typing import Protocol
 import msgspec
 
 from ingest import Segment
-from query.lexical import (
+from query.language.lexical import (
     Claim,
     Passage,
     anchors_of,
@@ -30,7 +30,7 @@ from query.lexical import (
     opposite_words,
     passage,
 )
-from query.lexical import claim as analyse_claim
+from query.language.lexical import claim as analyse_claim
 
 CONTRADICTION_SUPPORT = 0.2  # the most support a contradicted citation keeps (design §5.5)
 

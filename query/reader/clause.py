@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from query.values import Span
+from query.language.values import Span
 
 TRIM_ABOVE = 80  # characters: a longer text is cut down to the clause holding the focus and the value
 # Characters a cut may extend by: to the sentence's start, to the clause's end, to a closing bracket or quote, to a
@@ -33,7 +33,24 @@ def answering_clause(text: str, anchors: list[Span], values: list[Span]) -> str:
     after = re.match(r"[^,;:()\"“”]*", text[end:]).group()
     if len(after) <= RUN_ON and (end + len(after) == len(text) or text[end + len(after)] in ',;("“'):
         end = _closed(text, start, end + len(after))  # to the clause's end: "five (5) year terms"
-    return text[start:end].strip(" ,;")
+    return text[start : _balanced_end(text, start, end)].strip(" ,;")
+
+
+def _balanced_end(text: str, start: int, end: int) -> int:
+    """A cut never ends inside an open bracket: past its closing one where the sentence closes it, else before it
+    ("… (cf. John D. Hobby, Discrete and Computational Geometry" ends before its "(")."""
+    for opening, closing in (("(", ")"), ("[", "]")):
+        depth, unmatched = 0, None
+        for i in range(start, end):
+            if text[i] == opening:
+                depth, unmatched = depth + 1, (i if depth == 0 else unmatched)
+            elif text[i] == closing and depth:
+                depth -= 1
+                unmatched = None if depth == 0 else unmatched
+        if unmatched is not None:
+            found = text.find(closing, end)
+            end = found + 1 if found >= 0 else unmatched
+    return end
 
 
 def _may_answer(text: str, anchor: Span, value: Span) -> bool:

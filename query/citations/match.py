@@ -20,7 +20,7 @@ import msgspec
 from rapidfuzz import fuzz
 
 from ingest import Segment
-from query.lexical import content_words, number_keys, number_values, plain_words, words
+from query.language.lexical import content_words, number_keys, number_values, plain_words, words
 
 MATCH_THRESHOLD = 62.0  # on the 0..100 scale of `match_score`; calibrated by bench/bench_fallback.py
 MIN_CLAIM_WORDS = 3  # shorter sentences ("Yes.") carry too little to match on

@@ -13,10 +13,10 @@ import msgspec
 from rapidfuzz import fuzz
 
 from ingest import Segment, neutralize_seg_tags
-from query.candidates import label_of
-from query.defuse import defused, unchanged_by_neutralizing
-from query.lexical import Claim, Passage, passage
-from query.lexical import claim as analyse_claim
+from query.citations.defuse import defused, unchanged_by_neutralizing
+from query.language.lexical import Claim, Passage, passage
+from query.language.lexical import claim as analyse_claim
+from query.language.values import label_of
 
 _SPACE = re.compile(r"\s+")
 MAX_RUN = 3  # units in a quote at most: a quote points at a passage, not at the whole segment
@@ -43,7 +43,7 @@ def find_quote(segment: Segment, claim: str) -> Quote:
 
 def find_quotes(segment: Segment, claim: str) -> list[Quote]:
     """`find_quote`'s run, and the units holding the claim's numbers that it lacks: the value printed right of its
-    label ("Tax (10%):" … "$1,767.97", far apart in reading order; `query.layout`) is quoted too, and first, as the
+    label ("Tax (10%):" … "$1,767.97", far apart in reading order; `language.layout`) is quoted too, and first, as the
     passage a client shows when it shows one. Only a number one unit holds is looked for: the "12" of every row of
     an invoice could be any of them."""
     text = passage(segment.text, segment.kind == "table")
@@ -51,6 +51,8 @@ def find_quotes(segment: Segment, claim: str) -> list[Quote]:
         return [_quote(segment, 0, len(segment.text))]
     said = analyse_claim(claim)
     held = _number_units(said, text)
+    if labelled := _labelled_values(segment, text, held):
+        return labelled
     first, last = _best_run(said, text, held) or _aligned_run(claim, text)
     run = range(first, last + 1)
     elsewhere = sorted({unit for units in held.values() if len(units) == 1 for unit in units if unit not in run})
@@ -63,6 +65,29 @@ def find_quotes(segment: Segment, claim: str) -> list[Quote]:
     if value_units and value_units.isdisjoint(run):  # the run holds the label only: the value comes first
         ordered.sort(key=lambda span: span[0] not in value_units)
     return [_quote(segment, text.units[a][0], text.units[b][1]) for a, b in ordered]
+
+
+def _labelled_values(segment: Segment, text: Passage, held: dict[str, set[int]]) -> list[Quote]:
+    """A claim of several values, each alone on a unit of its own, under its label ("The balance due is $4,647.68
+    and the due date is Sep 30, 2019" of "Balance Due:" / "$4,647.68" … "Due Date:" / "Sep 30, 2019"): each value is
+    quoted with its label, in the claim's order; [] otherwise."""
+
+    def said(unit: int) -> str:
+        return text.text[text.units[unit][0] : text.units[unit][1]].rstrip()
+
+    # (the units of the numbers only one unit holds, in the claim's order; a label's own number is no value)
+    units = list(
+        dict.fromkeys(u for found in held.values() if len(found) == 1 for u in found if not said(u).endswith(":"))
+    )
+    if len(units) < 2 or not all(found & set(units) for found in held.values()):
+        return []
+    quotes = []
+    for unit in units:
+        start, end = text.units[unit]
+        if unit > 0 and said(unit - 1).endswith(":"):
+            start = text.units[unit - 1][0]  # the label line above its value
+        quotes.append(_quote(segment, start, end))
+    return quotes
 
 
 def quote_boxes(segment: Segment, quote: Quote) -> list[dict[str, Any]]:

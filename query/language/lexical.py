@@ -8,9 +8,9 @@ import functools
 import re
 from dataclasses import dataclass
 
-from query.markers import split_sentences
-from query.terms import STOPWORDS, is_cjk
-from query.terms import tokens as _tokens
+from query.citations.markers import split_sentences
+from query.language.terms import STOPWORDS, is_cjk
+from query.language.terms import tokens as _tokens
 
 # A number standing alone ("1889", "12,50", "4.500,00"), not digits inside a word ("f0r" from OCR, "A4").
 _NUMBER = re.compile(r"(?<!\w)\d+(?:[.,]\d+)*(?!\w)")
@@ -39,7 +39,7 @@ _LOWER_START = re.compile(r"\n(?=\s*[a-zà-ÿ(])")
 
 
 def words(text: str) -> list[str]:
-    """Case- and accent-folded words; CJK text as characters and adjacent pairs (`query.terms.tokens`)."""
+    """Case- and accent-folded words; CJK text as characters and adjacent pairs (`query.language.terms.tokens`)."""
     return _tokens(text)
 
 

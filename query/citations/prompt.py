@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ingest import Segment, neutralize_seg_tags
-from query.model import as_segments
+from query.citations.model import as_segments
 
 SYSTEM_PROMPT = """You answer questions about the user's documents using ONLY the context segments below.
 Each segment starts with its id in a tag: [SEG=<document_id>:<segment_index>].

@@ -15,8 +15,8 @@ import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from ingest import parse_segment_id
-from query.question import translations
-from query.terms import as_indexed, has_cjk, informative_words, rarity, tokens
+from query.language.question import translations
+from query.language.terms import as_indexed, has_cjk, informative_words, rarity, tokens
 
 RRF_K = 60  # the constant of Cormack et al.; a rank-1 hit of one search outweighs a rank-40 hit of both
 MAX_FTS_TERMS = 12
@@ -67,7 +67,7 @@ def distinct_texts(segment_ids: Iterable[str], texts: Mapping[str, str], laid_ou
     """The ids in order, without those whose text (whitespace-normalized) an earlier one already has. An id
     with no known text is kept: nothing says it repeats another. Of two with one text, one `laid_out` (a segment
     with its lines' boxes) takes the place of one without: a text-only copy of a page (a splitter's output) and
-    the page itself read one text, and only the page can be highlighted and read by its layout (query.layout)."""
+    the page itself read one text, and only the page can be highlighted and read by its layout (language.layout)."""
     kept: list[str] = []
     place: dict[str, int] = {}  # text -> its place in `kept`
     for segment_id in segment_ids:

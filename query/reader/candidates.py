@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 from ingest import Segment
 from ingest.tables import EMPTY_CELL
-from query.layout import layout_pairs
-from query.markers import split_sentences
+from query.citations.markers import split_sentences
+from query.language.layout import layout_pairs
 
 SHORT_LINE = 60  # characters: a line this short, with no label of its own, is labelled by the line above it
 
@@ -38,7 +38,7 @@ def candidates_of(segment: Segment, order: int) -> list[Candidate]:
         return [Candidate(row, segment, order, True, header) for row in filter(None, map(_row, lines))]
     read = [Candidate(text, segment, order, False, header) for text, header in candidate_texts(lines)]
     seen = {c.text for c in read}
-    # where the boxes show a value beside its label that reading order put apart (query.layout)
+    # where the boxes show a value beside its label that reading order put apart (query.language.layout)
     shown = [Candidate(p.text, segment, order, p.row, p.header) for p in layout_pairs(segment) if p.text not in seen]
     return read + shown
 
@@ -134,11 +134,3 @@ def _runs_on(previous: str, line: str, width: int) -> bool:
         and not _LABELLED.match(previous)
         and not _LABELLED.match(line)
     )
-
-
-def label_of(text: str, row: bool) -> str:
-    """The part of a candidate that names its value: a row's first cell, the text before a `label:`'s colon."""
-    if row:
-        return text.split(" | ", 1)[0]
-    head, colon, _ = text.partition(":")
-    return head if colon and len(head) <= 50 else ""

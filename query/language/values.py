@@ -7,9 +7,9 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 
-from query.question import Kind
-from query.terms import MONTH as _MONTH
-from query.terms import STOPWORDS
+from query.language.question import Kind
+from query.language.terms import MONTH as _MONTH
+from query.language.terms import STOPWORDS
 
 _DATE = re.compile(
     r"\b(?:\d{4}|\d{1,2})[/.-]\d{1,2}[/.-]\d{2,4}\b"  # 09/04/1986, 2020/10/01, 28/12/2022 (not 190-21-1685)
@@ -136,3 +136,11 @@ def _without_label(text: str, span: Span) -> Span:
 def _new(value: str, known: Collection[str]) -> bool:
     words = [w.casefold() for w in _WORD.findall(value)]
     return any(w not in known for w in words)
+
+
+def label_of(text: str, row: bool) -> str:
+    """The part of a candidate that names its value: a row's first cell, the text before a `label:`'s colon."""
+    if row:
+        return text.split(" | ", 1)[0]
+    head, colon, _ = text.partition(":")
+    return head if colon and len(head) <= 50 else ""
