@@ -7,7 +7,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from evaluation import Score, compare, figures
-from evaluation.scoring import DECLINED, ERROR, RIGHT, documents_of, grouped
+from evaluation.figures import documents_of, grouped
+from evaluation.scoring import DECLINED, ERROR, RIGHT
 from worker.evalrun.asking import Asked, Run
 
 SCHEMA = "segcite-eval/1"

@@ -1,0 +1,94 @@
+"""Where a text's entries start: headings (`9.3.41.51 set x name`, or `Samples` alone on its line between
+paragraphs), options of a definition list (`--nogcse Will not ...`) and terms with their default in brackets
+(`--num-callers=<number> [default: 12]`). An entry's topic is what a sentence of it that names no subject speaks
+of (`The default is "x".`); a heading is never glued to the sentence after it. Pure."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from evaluation.generation.text import STOPWORDS
+from evaluation.generation.wording import label_ok
+
+BRACKET_DEFAULT = re.compile(r"^(?P<term>.{1,60}?)\s*[\[(]default:?\s+(?P<value>[^\])]{1,40})[\])]", re.I)
+OPTION = r"--?[A-Za-z0-9][\w\-+.]*(?:[= ]?<[^>]*>(?:,<[^>]*>)*|=\S*)?"
+OPTION_LINE = re.compile(rf"^(?P<terms>{OPTION}(?:,?\s+{OPTION})*)\s+(?P<definition>[^\s\-\[(].*)$")
+ARGUMENT = re.compile(r"[= ]?<[^>]*>|=\S*")  # `=<number>`, ` <filename>`, `=yes`
+NOT_TERMS = frozenset("note example syntax usage see warning caution tip important".split())
+_NUMBERED = re.compile(r"^\d{1,2}(?:\.\d{1,3}){1,4}\.?\s+(?P<title>[^\W\d][^\n]{1,50})$")  # `9.3.41.51 set x name`
+_OPTION_TERM = re.compile(r"^--?\w[\w\-+.]*(?:[ ,/]+--?\w[\w\-+.]*)*$")  # `-I --include`
+_NAME_TERM = re.compile(r"^[A-Za-z_][\w.\-]*(?: [A-Za-z_][\w.\-]*){0,2}$")  # `tol bnd`, `emptyTableAction`
+_C_TYPES = re.compile(r"^(?:(?:const|unsigned|signed|long|short|static|struct|enum)\s+)*"
+                      r"(?:int|double|float|char|void|bool|size_t|long|short)\s*\**\s*")  # fmt: skip
+_TOPIC = re.compile(r"^(?:[A-Za-z_][\w.\-]*|<\w+>)(?: [a-z_][\w.\-]*){0,3}$")  # `Samples`, `set x name`
+_CLAUSE_END = (".", ",", ";", ":", "!", "?")
+
+
+def bracket_default(line: str) -> tuple[str, tuple[str, ...]] | None:
+    """(term, answers) of `--tool=<toolname> [default: memcheck]` or `double tol bnd (default: 1e-7)`."""
+    match = BRACKET_DEFAULT.match(line)
+    if match is None:
+        return None
+    term = ARGUMENT.sub("", _C_TYPES.sub("", match["term"].strip())).strip(" ,:")
+    value = match["value"].split(",")[0].strip().rstrip(".")
+    if not value or not (_OPTION_TERM.match(term) or _NAME_TERM.match(term)) or not label_ok(term):
+        return None
+    if not term.startswith("-") and any(w.casefold() in STOPWORDS | NOT_TERMS for w in term.split()):
+        return None
+    return term, (value,)
+
+
+def option_names(terms: str) -> tuple[str, ...]:
+    """`-v, --verbose` -> (`-v`, `--verbose`); `-I<path>` -> (`-I`,)."""
+    return tuple(ARGUMENT.sub("", t).strip(",") for t in re.findall(OPTION, terms))
+
+
+def entry(line: str, before: str | None, after: str | None) -> tuple[str | None, str] | None:
+    """(topic, the rest of the line) of a line that starts an entry, None for any other line; `before` and
+    `after` are the lines around it (a heading alone on its line stands between paragraphs). The topic is None
+    where the heading names no setting (`Screenshot 3`, `Color space checking`)."""
+    if (match := _NUMBERED.match(line)) and not line.endswith(_CLAUSE_END):
+        return _topic(match["title"]), ""
+    if match := OPTION_LINE.match(line):
+        return option_names(match["terms"])[0], match["definition"]
+    if found := bracket_default(line):
+        return found[0], line[BRACKET_DEFAULT.match(line).end() :].strip()  # type: ignore[union-attr]
+    if _alone(line, before, after):
+        return _topic(line), ""
+    return None
+
+
+def _alone(line: str, before: str | None, after: str | None) -> bool:
+    """A heading without a number: a few words starting with a capital, no punctuation at its end, after a
+    paragraph's end and before a line that starts one."""
+    words = line.split()
+    return (
+        0 < len(words) <= 4
+        and len(line) <= 40
+        and line[0].isupper()
+        and not line.endswith(_CLAUSE_END)
+        and words[-1].casefold() not in STOPWORDS
+        and (before is None or before.endswith((".", ":", "!", "?")))
+        and after is not None
+        and after[:1].isupper()
+    )
+
+
+def _topic(title: str) -> str | None:
+    return title if _TOPIC.match(title) and title.casefold() not in NOT_TERMS else None
+
+
+def parts(lines: Sequence[str], topic: str | None) -> tuple[list[tuple[str | None, list[str]]], str | None]:
+    """The lines cut at each line that starts an entry, each part with its topic (`topic`, the one in force where
+    the lines start, for the lines before the first entry), and the topic in force at their end."""
+    cut: list[tuple[str | None, list[str]]] = [(topic, [])]
+    for n, line in enumerate(lines):
+        before = lines[n - 1] if n else None
+        after = lines[n + 1] if n + 1 < len(lines) else None
+        if started := entry(line, before, after):
+            topic, rest = started
+            cut.append((topic, [rest] if rest else []))
+        else:
+            cut[-1][1].append(line)
+    return [(t, part) for t, part in cut if part], cut[-1][0]
