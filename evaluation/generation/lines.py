@@ -18,14 +18,19 @@ MAX_LABEL_WORDS = 5
 MAX_DEFINITION_WORDS = 16
 # Labels that introduce text, not a value of the thing the document is about.
 _NOT_LABELS = frozenset(
-    "note notes example examples syntax usage see also warning caution tip important question answer hint remark "
+    "note notes example examples syntax usage see also warning caution tip important question hint remark "
     "remarks description summary contents figure table chapter section page step source http https www appendix "
     "part index".split()
 )
-_LABEL_WORD = re.compile(r"^\(?[^\W\d_][^\W\d_'’\-]*\.?\)?$|^#$")
+_LABEL_WORD = re.compile(r"^\(?[^\W\d_][^\W\d_'’\-]*\.?\)?#?$|^#$")
 _POSSESSIVES = frozenset("my your our his her their the".split())
-_LABEL_LINE = re.compile(r"^(?:\d{1,2}[a-z]?\s+)?(?P<label>[^\W\d_][\w .'’()/#&%-]{0,40}?)\s*:\s+(?P<value>\S.*)$")
-_LABEL_ALONE = re.compile(r"^(?:\d{1,2}[a-z]?\s+)?(?P<label>[^\W\d_][\w .'’()/#&-]{1,40}?)\s*:$")
+# A label's colon: not in a time (`12:30`), an address (`http://`) or a ratio (`1:2`).
+_COLON = re.compile(r"(?<=[\w)#.])\s?:(?!//)(?=\s*\S)")
+_LATER_LABEL = re.compile(r"(?:^|\s)(?P<label>(?:#\s)?\d{0,2}[a-z]?[^\W\d_][\w'’#.-]*(?:\s\([^()\s]{1,12}\))?)\s?$")
+_LEADING_CODE = re.compile(r"^(?:\(\d{1,3}\)\s*|\d{1,2}[a-z]?\s+|\d{1,2}[a-z]?(?=[A-Z]))")  # `(72) `, `4d `, `12RESTR`
+_LABEL_INSIDE = re.compile(r"[A-Za-z#)]:")
+_WHOLE_NUMBER = re.compile(r"\d[\d ,.]*")
+_LABEL_ALONE = re.compile(r"^(?:\(\d{1,3}\)\s*|\d{1,2}[a-z]?\s+)?(?P<label>[^\W\d_][\w .'’()/#&-]{1,40}?)\s*:$")
 _MONEY_LINE = re.compile(
     r"^(?P<label>[^\W\d_][^\W\d_ .'/&-]*(?: [^\W\d_][^\W\d_.'/&-]*){0,3}):?\s+"
     r"(?P<value>[$€£]\s?\d[\d,.]*[.,]\d{2}|\d[\d,.]*[.,]\d{2}\s?(?:[$€£]|EUR|USD)?)$"
@@ -61,8 +66,7 @@ def line_questions(document: Document, segment: SegmentRef) -> Iterator[Candidat
         return Candidate(kind, segment.document, segment.page_idx, segment.segment_id, text, subject, answers, origin)
 
     for n, line in enumerate(lines):
-        if found := _label_value(line, lines[n + 1] if n + 1 < len(lines) else None):
-            label, answers = found
+        for label, answers in _label_values(line, lines[n + 1] if n + 1 < len(lines) else None):
             yield candidate("label", f"What is {the(label)}?", label, answers, label=label)
         if found := bracket_default(line):
             term, answers = found
@@ -77,30 +81,56 @@ def line_questions(document: Document, segment: SegmentRef) -> Iterator[Candidat
         yield candidate("table", text, f"{row} {column}", (cell,), row=row, column=column, **{"from": "text_table"})
 
 
-def _label_value(line: str, next_line: str | None) -> tuple[str, tuple[str, ...]] | None:
-    """(label, answers) of `Label: value`, `Label amount`, or `Label:` alone over a value of its kind."""
-    if (match := _LABEL_LINE.match(line)) and _is_label(match["label"]):
-        value = match["value"].strip()
-        words = value.split()
-        if ": " in value or value.endswith(("?", ":")) or len(words) > 8 or (len(words) > 4 and value.endswith(".")):
-            return None
-        if sum(bool(re.fullmatch(NUMBER, w)) for w in words) >= 3:
-            return None  # `80.02 79.94 79.98 ...`: a row of data, not one value
-        sentence_like = any(w.casefold() in STOPWORDS for w in words)  # `You are`: words of a sentence
-        if len(words) > 1 and sentence_like and not value_after(value, plain_word=False) and not _DATE.search(value):
-            return None
-        return match["label"].strip(), (value.rstrip(".;,"),)
+def _label_values(line: str, next_line: str | None) -> list[tuple[str, tuple[str, ...]]]:
+    """(label, answers) of each `Label: value` of the line (a card prints several on one: `9 CLASS:D 12RESTR: NONE`,
+    `# of cartons: 1 Weight (Kg): 2.0`), of `Label amount`, or of `Label:` alone over a value of its kind."""
+    pairs = _pairs(line)
+    if pairs:
+        return [(label, (value,)) for label, value in pairs if _is_label(label) and _is_value(value)]
     if (match := _MONEY_LINE.match(line)) and _is_label(match["label"]):
-        return match["label"], (match["value"],)
+        return [(match["label"], (match["value"],))]
     if next_line is not None and (match := _LABEL_ALONE.match(line)) and _is_label(match["label"]):
         value = next_line.strip()
         if len(value.split()) <= 6 and ":" not in value:
             for label_kind, value_kind in _LABEL_TYPES:
                 if label_kind.search(match["label"]):
-                    if re.search(value_kind, value):
-                        return match["label"].strip(), (value,)
-                    return None
-    return None
+                    return [(match["label"].strip(), (value,))] if re.search(value_kind, value) else []
+            if _WHOLE_NUMBER.fullmatch(value):  # `Answer:` over `42`: a number is the value of any label
+                return [(match["label"].strip(), (value,))]
+    return []
+
+
+def _pairs(line: str) -> list[tuple[str, str]]:
+    """The line cut at its labels' colons: the first label is all before the first colon, a later one the word
+    (with its unit in brackets: `Weight (Kg)`) before its colon; each value runs to the next label."""
+    colons = [m for m in _COLON.finditer(line) if not (line[m.start() - 1].isdigit() and line[m.end() :][:1].isdigit())]
+    if not colons:
+        return []
+    starts = [0]
+    for colon in colons[1:]:
+        label = _LATER_LABEL.search(line[: colon.start()])
+        if label is None or label.start("label") <= starts[-1]:
+            return []
+        starts.append(label.start("label"))
+    pairs = []
+    for n, colon in enumerate(colons):
+        label = _LEADING_CODE.sub("", line[starts[n] : colon.start()].strip())
+        end = starts[n + 1] if n + 1 < len(colons) else len(line)
+        pairs.append((label.strip(), line[colon.end() : end].strip().rstrip(".;,")))
+    return pairs
+
+
+def _is_value(value: str) -> bool:
+    """One value as a form prints it: short, not a sentence, not a row of numbers, no label of its own inside."""
+    words = value.split()
+    if not words or len(words) > 8 or value.endswith(("?", ":")) or _LABEL_INSIDE.search(value):
+        return False
+    if not (value[0].isalnum() or value[0] in "\"'“‘$€£+-(#<["):
+        return False  # `_( 190)`: a speck read before it
+    if sum(bool(re.fullmatch(NUMBER, w)) for w in words) >= 3:
+        return False  # `80.02 79.94 79.98 ...`: a row of data, not one value
+    sentence_like = any(w.casefold() in STOPWORDS for w in words)  # `You are`: words of a sentence
+    return len(words) == 1 or not sentence_like or bool(value_after(value, plain_word=False) or _DATE.search(value))
 
 
 def _is_label(label: str) -> bool:
@@ -110,7 +140,8 @@ def _is_label(label: str) -> bool:
     words = label.split()
     return (
         0 < len(words) <= MAX_LABEL_WORDS
-        and label[0].isupper()
+        and (label[0].isupper() or label.startswith("# "))
+        and not (len(words[-1]) <= 2 and words[-1].islower())  # `Charge oa`: a speck read as letters
         and label.count("(") == label.count(")")
         and all(_LABEL_WORD.match(word) for word in words)
         and (words[0].casefold() not in STOPWORDS or words[0].casefold() in _POSSESSIVES)
@@ -204,7 +235,7 @@ def _row(line: str, header_width: int) -> tuple[str, list[str]] | None:
     label = " ".join(words)
     if not cells or not label or not label_ok(label) or len(words) > MAX_LABEL_WORDS or label[-1] in ",;:":
         return None
-    if not label[0].isalpha() or len(cells) not in (header_width, header_width - 1):
+    if not (label[0].isalpha() or label[0] in "\"'“‘") or len(cells) not in (header_width, header_width - 1):
         return None  # `87014 LIMOGES Cedex 1`: an address, not a row
     if len(cells) == 1 and not re.fullmatch(r"[$€£]?\d+[.,]\d+%?[$€£]?", cells[0]):
         return None  # one whole number after words: a postal code, a page number, not a table's cell

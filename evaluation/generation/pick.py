@@ -23,6 +23,7 @@ from evaluation.questions import Question, SegmentRef, Source
 PROBE_SHARE = 0.15  # of a set, when the workspace gives enough answerable questions (never more than a third)
 PAGE_BINS = 10  # a document's pages are cut into this many stretches, and the set takes from each in turn
 KIND_ORDER = ("field", "table", "label", "sentence", "definition")
+LONG_DOCUMENT, PER_PAGE = 10, 3  # pages; questions of one page taken first from a document that long
 
 
 def generate(segments: Sequence[SegmentRef], count: int, seed: int = 0) -> list[Question]:
@@ -141,11 +142,21 @@ def spread(
 
 
 def _in_turn(questions: Iterable[Question], pages: int, rng: random.Random) -> list[Question]:
+    """A document's questions in the order a set takes them: its kinds in turn, each over its pages' stretches;
+    in a long document, more than PER_PAGE of one page only after all others (a set that is mostly one page's
+    table measures that table)."""
     by_kind: dict[str, list[Question]] = defaultdict(list)
     for q in questions:
         by_kind[q.kind].append(q)
-    kinds = [_by_stretch(by_kind[k], pages, rng) for k in sorted(by_kind, key=_kind_rank)]
-    return _round_robin(kinds)
+    ordered = _round_robin([_by_stretch(by_kind[k], pages, rng) for k in sorted(by_kind, key=_kind_rank)])
+    if pages < LONG_DOCUMENT:
+        return ordered
+    on_page: Counter[int] = Counter()
+    first, later = [], []
+    for q in ordered:
+        on_page[q.origin["page"]] += 1
+        (first if on_page[q.origin["page"]] <= PER_PAGE else later).append(q)
+    return first + later
 
 
 def _by_stretch(questions: list[Question], pages: int, rng: random.Random) -> deque[Question]:

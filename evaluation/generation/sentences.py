@@ -15,7 +15,7 @@ from evaluation.generation.wording import phrase, the_term
 from evaluation.questions import SegmentRef
 
 MAX_SUBJECT_WORDS = 8
-MAX_SENTENCE_CHARS = 400
+MAX_SENTENCE_CHARS = 1000  # longer: a run of text the splitter could not cut, no statement
 # Words that name no one thing alone (`the default value`, `the output file`).
 GENERIC = frozenset(
     "value values setting settings default defaults size number name type mode option options result output input "
@@ -151,6 +151,10 @@ _TOPIC_DEFAULT = re.compile(
     r"(?:^|[;,(] ?)(?:[Tt]he default(?: value| setting)? is|[Dd]efault is|[Dd]efaults to|[Ii]t defaults to|"
     r"[Dd]efault:) (?P<rest>.+)$"
 )
+# A defined term in brackets after what it names, as contracts write them: `(the “Agreement”)`, `("Licensor")`.
+_DEFINED_TERM = re.compile(
+    r"\s*\((?:the |hereinafter |each a |collectively )?[“\"'‘][^”\"'’()]{1,40}[”\"'’][^()]{0,40}\)"
+)
 _BASE = {"renews": "renew", "lasts": "last", "runs": "run", "expires": "expire", "continues": "continue"}
 _MADE = {"written": "wrote", "maintained": "maintains"}
 
@@ -194,6 +198,7 @@ def statements(sentence: str) -> Iterator[tuple[str, str, tuple[str, ...]]]:
     """(question, subject, answers) for each statement of a value the sentence makes that STATEMENTS know."""
     if len(sentence) > MAX_SENTENCE_CHARS:
         return
+    sentence = _DEFINED_TERM.sub("", sentence)  # `This Agreement (the "Agreement") is made on ...`
     for statement in STATEMENTS:
         for match in statement.pattern.finditer(sentence):
             if statement.subject_of is None:
@@ -262,6 +267,8 @@ def _subject_ok(subject: str) -> bool:
     if not words or len(words) > MAX_SUBJECT_WORDS or _NOT_A_SUBJECT.search(_PLACEHOLDER.sub("x", subject)):
         return False
     folded = [w.casefold().strip("\"'“”‘’") for w in words]
+    if folded[0] == "this" and len(words) > 1 and words[1][:1].isupper():
+        folded = folded[1:]  # `This License Agreement`: a document naming itself, not a pointer to the sentence before
     if folded[0] in _PRONOUNS | _NEGATIONS or folded[-1] in STOPWORDS or (_CLAUSE_WORDS | _DEICTIC) & set(folded):
         return False  # `it`, `no hints`, `the estimates from this data`: no thing a reader can name alone
     return any(w not in STOPWORDS | GENERIC for w in folded)
