@@ -42,6 +42,7 @@ def field_questions(segments: Sequence[SegmentRef]) -> Iterator[Question]:
             "segment_id": refs[0].segment_id,
             "document": document,
             "page": refs[0].page_idx + 1,
+            "subject": label,
             "label": label,
         }
         expected = (tuple(dict.fromkeys(answers)),)

@@ -35,6 +35,8 @@ _MONEY_LINE = re.compile(
     r"^(?P<label>[^\W\d_][^\W\d_ .'/&-]*(?: [^\W\d_][^\W\d_.'/&-]*){0,3}):?\s+"
     r"(?P<value>[$€£]\s?\d[\d,.]*[.,]\d{2}|\d[\d,.]*[.,]\d{2}\s?(?:[$€£]|EUR|USD)?)$"
 )
+# A card's label in capitals and its code, without a colon: `CLAVE DE ELECTOR ABPRLL65070516M700`.
+_CODE_LINE = re.compile(r"^(?P<label>[A-Z]{2,}(?: [A-Z]{2,}){0,3}) (?P<value>(?=\S*\d)(?=\S*[A-Z])[A-Z0-9]{6,})$")
 _DATE = re.compile(
     r"\d{1,4}[-/.]\d{1,2}[-/.]\d{2,4}|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d", re.I
 )
@@ -87,7 +89,7 @@ def _label_values(line: str, next_line: str | None) -> list[tuple[str, tuple[str
     pairs = _pairs(line)
     if pairs:
         return [(label, (value,)) for label, value in pairs if _is_label(label) and _is_value(value)]
-    if (match := _MONEY_LINE.match(line)) and _is_label(match["label"]):
+    if (match := _MONEY_LINE.match(line) or _CODE_LINE.match(line)) and _is_label(match["label"]):
         return [(match["label"], (match["value"],))]
     if next_line is not None and (match := _LABEL_ALONE.match(line)) and _is_label(match["label"]):
         value = next_line.strip()
@@ -146,7 +148,7 @@ def _is_label(label: str) -> bool:
         and all(_LABEL_WORD.match(word) for word in words)
         and (words[0].casefold() not in STOPWORDS or words[0].casefold() in _POSSESSIVES)
         and words[0].casefold().strip("()") not in _NOT_LABELS
-        and words[-1].casefold() not in STOPWORDS
+        and (words[-1].casefold() not in STOPWORDS or words[-1] in {"No", "No.", "NO", "NO."})  # `Passport No.`
     )
 
 

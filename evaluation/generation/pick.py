@@ -35,6 +35,8 @@ def generate(segments: Sequence[SegmentRef], count: int, seed: int = 0) -> list[
     taken: set[tuple[str, str, str]] = set()  # (document, subject, value): a label's line and its field are one
     labels: list[str] = []
     for question in [*field_questions(segments), *table_questions(segments)]:
+        if any(holds(question.text, answer) for answer in question.expected[0]):
+            continue  # `the Quantity ... in invoice_1p.json` -> `1`: the question says its answer
         document = question.origin["document"]
         subject = question.origin.get("label") or f"{question.origin.get('row')} {question.origin.get('column')}"
         taken.add((document, plain(subject), plain(question.expected[0][0])))
@@ -121,6 +123,7 @@ def _question(candidate: Candidate, pages: frozenset[int], named: bool) -> Quest
         "segment_id": candidate.segment_id,
         "document": candidate.document,
         "page": candidate.page_idx + 1,
+        "subject": candidate.subject,
         **{k: v for k, v in candidate.origin.items() if k != "from"},
     }
     question_id = f"{candidate.kind}:{candidate.segment_id}:{plain(candidate.subject)[:40]}"

@@ -70,6 +70,7 @@ def table_questions(segments: Sequence[SegmentRef]) -> Iterator[Question]:
                     "segment_id": s.segment_id,
                     "document": s.document,
                     "page": s.page_idx + 1,
+                    "subject": f"{row_header} {column_header}",
                     "row": row_header,
                     "column": column_header,
                 }
