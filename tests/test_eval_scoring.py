@@ -1,5 +1,6 @@
-"""The one scorer (issue 32): made answers scored right, wrong, not found; citations on the right or the wrong page;
-`answer_status` where answers carry it; the figures, the comparison of two runs and the thresholds."""
+"""The one scorer (issues 32, 42): made answers scored right, wrong, not found, read without their citation markers
+and SEG tags; a citation good when its quote holds the answer; `answer_status` where answers carry it; the figures,
+the calibration per status, the headline, the comparison of two runs and the thresholds."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from evaluation import Question, Source, compare, figures, gate, holds, score_answer
+from evaluation import Question, Source, calibration, compare, figures, gate, headline, holds, score_answer
+from evaluation.figures import STATUSES
 from evaluation.scoring import ANSWERED, DECLINED, ERROR, NOT_FOUND, RIGHT, WRONG, answer_text, page_texts
 
 NAMES = {"d1": "invoice.json", "d2": "receipt.json"}
@@ -171,3 +173,52 @@ def documented_keys(heading: str) -> set[str]:
 
 def test_the_figures_are_the_documented_ones() -> None:
     assert set(figures([score_answer(TOTAL, None, NAMES)])) == documented_keys("Figures (`summary`")
+
+
+def test_calibration_counts_right_and_wrong_per_answer_status() -> None:
+    probe = Question("u", "What is the IMO number?", "unanswerable")
+    made = [
+        (TOTAL, answer("$1,767.97 [1]", ("d1", 0, "Tax: $1,767.97"), status="answered")),  # right
+        (TOTAL, answer("$1,767.97 [1]", ("d1", 0, "Tax: $1,767.97"), status="answered")),  # right
+        (TOTAL, answer("$9 [1]", ("d1", 0, "x"), status="answered")),  # wrong
+        (probe, answer("IMO 1 [1]", ("d2", 0, "IMO 1"), status="answered")),  # an unanswerable one answered: wrong
+        (TOTAL, answer("$1,767.97 maybe [1]", ("d1", 0, "Tax: $1,767.97"), status="uncertain")),  # right
+        (TOTAL, answer("Nothing found.", status="not_found")),  # an answerable one said not found: wrong
+        (probe, answer("Nothing found.", status="not_found")),  # declined: right
+        (TOTAL, answer("$1,767.97")),  # before statuses: absent (right: it says the value)
+    ]
+    scores = [score_answer(q, a, NAMES) for q, a in made] + [score_answer(TOTAL, None, NAMES, error="timed out")]
+    assert calibration(scores) == {
+        "answered": {"answers": 4, "right": 2, "wrong": 2, "right_rate": 0.5},
+        "uncertain": {"answers": 1, "right": 1, "wrong": 0, "right_rate": 1.0},
+        "not_found": {"answers": 2, "right": 1, "wrong": 1, "right_rate": 0.5},
+        "absent": {"answers": 1, "right": 1, "wrong": 0, "right_rate": 1.0},
+    }
+    # Every status is there, with nothing to divide by where no answer had it.
+    assert calibration([]) == {s: {"answers": 0, "right": 0, "wrong": 0, "right_rate": None} for s in STATUSES}
+
+
+def test_the_headline_says_when_the_set_measures_little_or_nothing() -> None:
+    generated = {"asked": 100, "generated": 2, "answerable": 0, "unanswerable": 2, "answerable_wanted": 85}
+    assert headline(2, 0, generated) == (
+        "2 questions generated, none answerable: this report measures nothing about the documents"
+    )
+    assert headline(0, 0, {**generated, "generated": 0, "unanswerable": 0}).startswith("0 questions generated, none")
+    assert headline(3, 0, None) == "3 questions, none answerable: this report measures nothing about the documents"
+    short = {"asked": 100, "generated": 40, "answerable": 30, "unanswerable": 10, "answerable_wanted": 85}
+    assert headline(44, 34, short) == (
+        "fewer answerable questions than asked: 100 generated questions asked for, the workspace gave 30 answerable "
+        "ones and 10 unanswerable probes (44 questions in all: 34 answerable, 10 unanswerable)"
+    )
+    enough = {"asked": 100, "generated": 100, "answerable": 85, "unanswerable": 15, "answerable_wanted": 85}
+    assert headline(100, 85, enough) == "100 questions: 85 answerable, 15 unanswerable"
+
+
+def test_min_right_fails_when_nothing_answerable_was_asked() -> None:
+    probe = Question("u", "What is the IMO number?", "unanswerable")
+    declined = figures([score_answer(probe, answer("I could not find an answer."), NAMES)])
+    assert declined["answerable"] == 0 and declined["right_rate"] is None
+    failure = "right rate n/a (nothing answerable was asked or scored) is below --min-right 0.5"
+    assert gate(declined, 0.5, None) == [failure]
+    assert gate(figures([]), 0.5, None) == [failure]
+    assert gate(figures([]), None, None) == []
