@@ -24,8 +24,8 @@ PAGES = [
     "<h2>Introduction</h2><p>This handbook describes the plotter and its commands. The tutorial was written by "
     "Charles Staats. It covers lines, labels and the output formats in turn, with an example for each.</p>",
     "<h2>Lines</h2><p>Lines are drawn with the pen command. The default line width is 0.5bp. Thicker lines need "
-    "the width option. When no number of samples is given, ngraph defaults to 100. If the width is 2, lines "
-    "look bold.</p>",
+    "the width option. ngraph defaults to 100. When the width is 3, lines look bold. If the width is 2, lines "
+    "look bold too, and the maximum pen count is 8.</p>",
     "<h2>Compiler options</h2><p>The following options tune the optimiser:</p>"
     "<p class='dl'>--nogcse Will not do global common subexpression elimination.<br>"
     "--noloopreverse Will not do loop reversal optimization.<br>"
@@ -108,8 +108,8 @@ def test_a_text_manual_gives_the_questions_a_reader_would_ask(manual: list[Segme
         assert_on_its_page(q, manual)
         assert "Plotter Handbook" not in q.text and "User Guide" not in q.text  # the running head is furniture
         assert q.text != q.origin.get("statement")  # never the sentence itself
-    # A supposition states nothing: `If the width is 2, lines look bold.` gives no question.
-    assert not any("2" in q.expected[0] for q in answerable if q.kind == "sentence")
+    # A supposition states nothing: `If the width is 2, ... and the maximum pen count is 8` gives no question.
+    assert not {"2", "3", "8"} & {q.expected[0][0] for q in answerable if q.kind == "sentence"}
     # Spread over the document: every page that states a value is asked about.
     assert {q.origin["page"] for q in answerable} >= {1, 2, 3, 4, 5, 6}
     # Probes are at most a third of the set, and only as many as half the answerable ones.

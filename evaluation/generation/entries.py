@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from evaluation.generation.text import STOPWORDS
 from evaluation.generation.wording import label_ok
@@ -23,6 +24,7 @@ _C_TYPES = re.compile(r"^(?:(?:const|unsigned|signed|long|short|static|struct|en
                       r"(?:int|double|float|char|void|bool|size_t|long|short)\s*\**\s*")  # fmt: skip
 _TOPIC = re.compile(r"^(?:[A-Za-z_][\w.\-]*|<\w+>)(?: [a-z_][\w.\-]*){0,3}$")  # `Samples`, `set x name`
 _CLAUSE_END = (".", ",", ";", ":", "!", "?")
+_ENDS = (".", ":", "!", "?", ")", '"', "'", "”", "’")  # how a paragraph's last line ends
 
 
 def bracket_default(line: str) -> tuple[str, tuple[str, ...]] | None:
@@ -32,6 +34,7 @@ def bracket_default(line: str) -> tuple[str, tuple[str, ...]] | None:
         return None
     term = ARGUMENT.sub("", _C_TYPES.sub("", match["term"].strip())).strip(" ,:")
     value = match["value"].split(",")[0].strip().rstrip(".")
+    value = re.sub(r"^[A-Za-z_]\w*\s?=\s?(?=\S)", "", value)  # `(default threshold = 0)` -> `0`
     if not value or not (_OPTION_TERM.match(term) or _NAME_TERM.match(term)) or not label_ok(term):
         return None
     if not term.startswith("-") and any(w.casefold() in STOPWORDS | NOT_TERMS for w in term.split()):
@@ -44,19 +47,26 @@ def option_names(terms: str) -> tuple[str, ...]:
     return tuple(ARGUMENT.sub("", t).strip(",") for t in re.findall(OPTION, terms))
 
 
-def entry(line: str, before: str | None, after: str | None) -> tuple[str | None, str] | None:
-    """(topic, the rest of the line) of a line that starts an entry, None for any other line; `before` and
-    `after` are the lines around it (a heading alone on its line stands between paragraphs). The topic is None
-    where the heading names no setting (`Screenshot 3`, `Color space checking`)."""
+def entry(line: str, before: str | None, after: str | None) -> tuple[str | None, str, bool] | None:
+    """(topic, the rest of the line, whether it is a heading) of a line that starts an entry, None for any other
+    line; `before` and `after` are the lines around it (a heading alone on its line stands between paragraphs).
+    The topic is None where a heading names no setting (`Screenshot 3`, `Color space checking`)."""
     if (match := _NUMBERED.match(line)) and not line.endswith(_CLAUSE_END):
-        return _topic(match["title"]), ""
+        return _topic(match["title"]), "", True
+    if not starts_entry(before):
+        return None  # `bar (default "Figure <n>")`: a sentence wrapped onto this line, not an entry
     if match := OPTION_LINE.match(line):
-        return option_names(match["terms"])[0], match["definition"]
+        return option_names(match["terms"])[0], match["definition"], False
     if found := bracket_default(line):
-        return found[0], line[BRACKET_DEFAULT.match(line).end() :].strip()  # type: ignore[union-attr]
+        return found[0], line[BRACKET_DEFAULT.match(line).end() :].strip(), False  # type: ignore[union-attr]
     if _alone(line, before, after):
-        return _topic(line), ""
+        return _topic(line), "", True
     return None
+
+
+def starts_entry(before: str | None) -> bool:
+    """A line after this one may start an entry: there is none, or it ends a sentence, a heading or an entry."""
+    return before is None or before.endswith(_ENDS) or bool(OPTION_LINE.match(before) or BRACKET_DEFAULT.match(before))
 
 
 def _alone(line: str, before: str | None, after: str | None) -> bool:
@@ -69,7 +79,7 @@ def _alone(line: str, before: str | None, after: str | None) -> bool:
         and line[0].isupper()
         and not line.endswith(_CLAUSE_END)
         and words[-1].casefold() not in STOPWORDS
-        and (before is None or before.endswith((".", ":", "!", "?")))
+        and (before is None or before.endswith(_ENDS))
         and after is not None
         and after[:1].isupper()
     )
@@ -79,16 +89,28 @@ def _topic(title: str) -> str | None:
     return title if _TOPIC.match(title) and title.casefold() not in NOT_TERMS else None
 
 
-def parts(lines: Sequence[str], topic: str | None) -> tuple[list[tuple[str | None, list[str]]], str | None]:
-    """The lines cut at each line that starts an entry, each part with its topic (`topic`, the one in force where
-    the lines start, for the lines before the first entry), and the topic in force at their end."""
-    cut: list[tuple[str | None, list[str]]] = [(topic, [])]
+@dataclass
+class Part:
+    """Lines of a segment under one entry: its topic (the entry it is of, printed in this segment: an option, a
+    term, a heading), and its section (the last heading before it in reading order, over segments and pages)."""
+
+    topic: str | None
+    section: str | None
+    lines: list[str] = field(default_factory=list)
+
+
+def parts(lines: Sequence[str], section: str | None) -> tuple[list[Part], str | None]:
+    """A segment's lines cut at each line that starts an entry, and the section in force at their end; `section`
+    is the one in force where they start. A topic is read in the segment that prints it, never carried over
+    from another (which may be of another page): only a section is, to name where a question is."""
+    cut = [Part(None, section)]
     for n, line in enumerate(lines):
         before = lines[n - 1] if n else None
         after = lines[n + 1] if n + 1 < len(lines) else None
         if started := entry(line, before, after):
-            topic, rest = started
-            cut.append((topic, [rest] if rest else []))
+            topic, rest, heading = started
+            section = topic if heading else section
+            cut.append(Part(topic, section, [rest] if rest else []))
         else:
-            cut[-1][1].append(line)
-    return [(t, part) for t, part in cut if part], cut[-1][0]
+            cut[-1].lines.append(line)
+    return [part for part in cut if part.lines], section

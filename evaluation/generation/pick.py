@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import re
 from collections import Counter, defaultdict, deque
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -20,6 +21,8 @@ from evaluation.generation.values import Candidate
 from evaluation.normalize import holds, plain
 from evaluation.questions import Question, SegmentRef, Source
 
+# A name of one thing wherever it is used: an option, an identifier (`GNUPLOT_PS_DIR`, `fontpath`, `set.size`).
+_GLOBAL_NAME = re.compile(r"^(?:--?[A-Za-z][\w\-]*|[A-Za-z]+(?:[_.][A-Za-z0-9]+)+|[a-z]+[A-Z]\w*)$")
 PROBE_SHARE = 0.15  # of a set, when the workspace gives enough answerable questions (never more than a third)
 PAGE_BINS = 10  # a document's pages are cut into this many stretches, and the set takes from each in turn
 KIND_ORDER = ("field", "table", "label", "sentence", "definition")
@@ -62,11 +65,11 @@ def checked_questions(doc: Document, docs: Sequence[Document], taken: set[tuple[
     """The questions found in a document's text that hold: the value printed on its page, the subject's words on
     it, the question not giving its answer away, a subject that names one thing, one value per question."""
     found: dict[str, list[Candidate]] = defaultdict(list)
-    topic = None  # a heading's scope runs on over segments and pages
+    section = None  # the heading the text is under, in reading order over segments and pages
     for _, page in sorted(doc.pages.items()):
         for segment in page.segments:
             if segment.kind in TEXT_KINDS:
-                stated, topic = sentence_questions(doc, segment, topic)
+                stated, section = sentence_questions(doc, segment, section)
                 for candidate in [*line_questions(doc, segment), *stated]:
                     if _holds_on_its_page(doc, candidate):
                         candidate = _specific(doc, candidate)
@@ -78,9 +81,10 @@ def checked_questions(doc: Document, docs: Sequence[Document], taken: set[tuple[
             continue  # one question, several values: which one is meant is unclear
         first = same[0]
         key = (doc.name, plain(first.subject), plain(first.answers[0]))
-        if key in taken:
-            continue
-        taken.add(key)
+        said = (doc.name, plain(first.origin.get("statement", first.text)), plain(first.answers[0]))
+        if key in taken or said in taken:
+            continue  # asked already, or the same sentence's same value asked another way
+        taken.update({key, said})
         questions.append(_question(first, frozenset(c.page_idx for c in same), _named(first, doc, docs)))
     return questions
 
@@ -89,7 +93,13 @@ def _specific(doc: Document, candidate: Candidate) -> Candidate | None:
     """The candidate when its subject names one thing in the document; when it does only within the section it is
     in (`the default format` of many, under the heading `Format`), the question says so (`In the section on
     Format, what is the default format?`); else None."""
-    if candidate.kind not in ("sentence", "label") or doc.specific(candidate.subject):
+    if candidate.kind not in ("sentence", "label") or candidate.origin.get("scoped"):
+        return candidate
+    if _GLOBAL_NAME.match(candidate.subject):
+        return candidate  # `--num-callers`, `GNUPLOT_PS_DIR`: a name that means one thing anywhere
+    if candidate.origin.get("statement", "").startswith(f"{candidate.subject} ") and candidate.subject.islower():
+        return candidate  # `fillcolor may be ...`: a sentence starting in lower case starts with a keyword
+    if doc.specific(candidate.subject):
         return candidate
     topic = candidate.origin.get("section")
     if not topic or plain(topic) in plain(candidate.subject) or not doc.holds(candidate.page_idx, topic):
@@ -97,6 +107,8 @@ def _specific(doc: Document, candidate: Candidate) -> Candidate | None:
     if not doc.specific(candidate.subject, within=topic):
         return None
     text = f"In the section on {topic}, {candidate.text[0].lower()}{candidate.text[1:]}"
+    if any(holds(text, answer) for answer in candidate.answers):
+        return None  # `In the section on Hidden3d, ...` -> `3`: the question would say its answer
     return dataclasses.replace(candidate, text=text, subject=f"{candidate.subject} {topic}")
 
 
@@ -124,7 +136,7 @@ def _question(candidate: Candidate, pages: frozenset[int], named: bool) -> Quest
         "document": candidate.document,
         "page": candidate.page_idx + 1,
         "subject": candidate.subject,
-        **{k: v for k, v in candidate.origin.items() if k != "from"},
+        **{k: v for k, v in candidate.origin.items() if k not in ("from", "scoped")},
     }
     question_id = f"{candidate.kind}:{candidate.segment_id}:{plain(candidate.subject)[:40]}"
     return Question(question_id, text, candidate.kind, (answers,), (Source(candidate.document, pages),), origin)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from evaluation.generation.entries import parts
 from evaluation.generation.text import STOPWORDS, Document, sentences
@@ -30,6 +31,9 @@ _INSIDE = _DETERMINERS | frozenset("of for in on between to with at from per".sp
 _BOUNDARY = STOPWORDS - _INSIDE | frozenset("now currently always still usually normally generally often".split())
 # A subject right after one of these is a supposition (`if the parameter j is 0, ...`), not a statement.
 _CONDITIONS = frozenset("if when unless whether while once until suppose assuming whenever where".split())
+# A sentence starting with one of these states a value only under its condition or scope (`On a visual class with a
+# depth > 8bit the maximal number of colors is 0x100`).
+_SCOPES = _CONDITIONS | {"on", "for", "with", "in", "under", "after", "before"}
 _CLAUSE_WORDS = frozenset("if when unless whether because while where which that who than".split())
 _PREPOSITIONS = frozenset("of for in on to with by at from between per".split())
 _NEGATIONS = frozenset("no not none neither nor".split())
@@ -58,6 +62,7 @@ class Statement:
     question: str
     value: Callable[[re.Match[str]], tuple[str, ...] | None]
     subject_of: Callable[[str], str | None] | None = None  # None: the group `subject`
+    name_only: bool = False  # the group `subject` is a name (`the default font size is`), never words of a clause
 
 
 def _rest(plain_word: bool) -> Callable[[re.Match[str]], tuple[str, ...] | None]:
@@ -88,6 +93,20 @@ def _meaning(m: re.Match[str]) -> tuple[str, ...] | None:
     return (words["v"],) if words else None
 
 
+def _code(m: re.Match[str]) -> tuple[str, ...] | None:
+    """Words of code (`set history size N`), never words of a sentence."""
+    words = m["code"].split()
+    return (m["code"],) if not STOPWORDS & {w.casefold() for w in words} else None
+
+
+def _code_before(text: str) -> str | None:
+    """The code a sentence starts with, up to its verb: `set historysize N`, `layerdefault`."""
+    words = text.split()
+    if not 0 < len(words) <= 4 or STOPWORDS & {w.casefold() for w in words} or not text[:1].islower():
+        return None
+    return " ".join(words)
+
+
 def _before(through_and: bool = False) -> Callable[[str], str | None]:
     return lambda text: subject_before(text, through_and=through_and)
 
@@ -109,12 +128,12 @@ STATEMENTS = (
     Statement(re.compile(r"(?:^|\s)(?P<subject>[Tt]he [\w\-]+['’]s default [\w\- ]{2,30}?) (?P<verb>is|are) "
                          r"(?P<rest>.+)$"),
               "What {verb} {subject}?", _rest(plain_word=True)),
-    Statement(re.compile(r"(?P<subject><\w+>|--?\w[\w\-]*)[^,;()]{0,60}\((?:the )?default(?: is|:|=)? "
-                         r"(?P<rest>[^()]{1,40})\)"),
+    Statement(re.compile(r"(?P<subject><\w+>|--?\w[\w\-]*)[^,;()]{0,60}\((?:[^(),]{1,30}, )?(?:the )?default"
+                         r"(?: is|:|=)? (?P<rest>[^()]{1,40})\)"),
               "What is the default value of {subject}?", _rest(plain_word=True)),
-    Statement(re.compile(r"(?:^|\s)[Tt]he default (?P<subject>(?:(?! of | for )[\w\- ]){2,40}?) (?P<verb>is|are) "
+    Statement(re.compile(r"(?:^|\s)[Tt]he default (?P<subject>[\w\-]+(?: [\w\-]+){0,3}?) (?P<verb>is|are) "
                          r"(?P<rest>.+)$"),
-              "What {verb} the default {subject}?", _rest(plain_word=True)),
+              "What {verb} the default {subject}?", _rest(plain_word=True), name_only=True),
     Statement(re.compile(r"^[Bb]y default,? (?P<subject>[^,;:()]{2,60}?) (?P<verb>is|are) "
                          r"(?:set to |assumed to be |taken to be )?(?P<rest>.+)$"),
               "What {verb} {subject} by default?", _rest(plain_word=False)),
@@ -137,6 +156,18 @@ STATEMENTS = (
     Statement(re.compile(r"\s(?P<verb>is|was|were|are) (?P<event>introduced|added|deprecated|removed|new|available) "
                          r"(?:in|since|as of|with|from) (?:version|release|v)\.? ?(?P<version>\d+(?:\.\d+)*[a-z]?)\b"),
               "In which version {verb} {subject} {event}?", _group("version"), _before()),
+    Statement(re.compile(r"\s(?P<verb>is|are) (?:restricted|limited) to (?:at most |a maximum of )?(?P<rest>.+)$"),
+              "What {verb} {subject} limited to?", _rest(plain_word=False), _definite),
+    Statement(re.compile(r"\s(?:may|can) be abbreviated (?:as |to )?(?P<short>[\"'‘’`]?[\w\-]{1,12}[\"'’`]?)[.,;)]"),
+              "How can {subject} be abbreviated?", _group("short"), _before()),
+    Statement(re.compile(r"\s(?P<verb>is|are) (?:a )?(?:synonyms?|an alias|aliases) (?:for|of) (?P<rest>.+)$"),
+              "What {verb} {subject} a synonym for?", _rest(plain_word=False), _before()),
+    Statement(re.compile(r"\s(?P<verb>is|are) (?:exactly )?equivalent to (?P<code>[\w\-\"'’.]+(?: [\w\-\"'’.]+){0,4}?)"
+                         r"(?=[.,;]|\s(?:for|in|when|if|and|but|which|unless)\s|$)"),
+              "What {verb} {subject} equivalent to?", _code, _code_before),
+    Statement(re.compile(r"^(?P<value>[\"“'‘]?[\w\-.]+[\"”'’]?) (?P<verb>is|are) the default "
+                         r"(?P<subject>[a-z]+(?: [a-z]+)?)[.,;]"),
+              "What {verb} the default {subject}?", _group("value"), name_only=True),
     Statement(re.compile(r"\s(?P<verb>stands|is short|is an abbreviation|is an acronym) for (?P<rest>.+)$"),
               "What does {subject} stand for?", _meaning, _before()),
     Statement(re.compile(rf"\s(?P<verb>is|was|were) (?P<event>made|signed|dated|released|published|issued|executed|"
@@ -160,26 +191,33 @@ _MADE = {"written": "wrote", "maintained": "maintains"}
 
 
 def sentence_questions(
-    document: Document, segment: SegmentRef, topic: str | None
+    document: Document, segment: SegmentRef, section: str | None
 ) -> tuple[list[Candidate], str | None]:
-    """Every statement of a value in the segment's sentences, as a question, and the topic in force at the
-    segment's end; `topic` is the one in force at its start (a heading's scope runs over segments and pages). A
-    sentence that states a default without a subject (`The default is 500 threads.`) is of its entry's topic."""
-    found: list[Candidate] = []
-    cut, topic = parts(document.lines.get(segment.segment_id, []), topic)
-    for part_topic, lines in cut:
-        for sentence in sentences(lines):
+    """Every statement of a value in the segment's sentences, as a question, and the section in force at the
+    segment's end (`section`: the one at its start). A sentence that states a default without a subject (`The
+    default is 500 threads.`) is of the entry it is in, printed in this segment (an option, a setting's heading)."""
+    found = []
+    cut, section = parts(document.lines.get(segment.segment_id, []), section)
+    for part in cut:
+        for sentence in sentences(part.lines):
             sentence = sentence.strip()
             said = list(statements(sentence))
-            if part_topic and _setting(part_topic) and not said and (answers := topic_default(sentence)):
-                said = [(f"What is the default value of {the_term(part_topic)}?", part_topic, answers)]
+            scoped = False
+            answers = topic_default(sentence) if not said else None
+            if answers and part.topic and _setting(part.topic):
+                said = [(f"What is the default value of {the_term(part.topic)}?", part.topic, answers)]
+            elif answers and part.section and _setting(part.section):
+                said = [(f"In the section on {part.section}, what is the default?", part.section, answers)]
+                scoped = True
             for text, subject, answers in said:
-                origin = {"from": "sentence", "statement": sentence, **({"topic": part_topic} if part_topic else {})}
-                if part_topic and not part_topic.startswith("-"):
-                    origin["section"] = part_topic  # a heading: a question may name it
+                origin: dict[str, Any] = {"from": "sentence", "statement": sentence}
+                if scoped:
+                    origin["scoped"] = True  # it names its section: one default there, whatever else the manual has
+                if part.section:
+                    origin["section"] = part.section  # the heading it is under: a question may name it
                 found.append(Candidate("sentence", segment.document, segment.page_idx, segment.segment_id, text,
                                        subject, answers, origin))  # fmt: skip
-    return found, topic
+    return found, section
 
 
 def _setting(topic: str) -> bool:
@@ -196,13 +234,17 @@ def topic_default(sentence: str) -> tuple[str, ...] | None:
 
 def statements(sentence: str) -> Iterator[tuple[str, str, tuple[str, ...]]]:
     """(question, subject, answers) for each statement of a value the sentence makes that STATEMENTS know."""
-    if len(sentence) > MAX_SENTENCE_CHARS:
-        return
+    if len(sentence) > MAX_SENTENCE_CHARS or sentence.split(" ", 1)[0].casefold().strip(",") in _SCOPES:
+        return  # `If set angles degrees is given, the default range is [0:360]`: true only if
     sentence = _DEFINED_TERM.sub("", sentence)  # `This Agreement (the "Agreement") is made on ...`
     for statement in STATEMENTS:
         for match in statement.pattern.finditer(sentence):
+            if _CONDITIONS & {w.casefold() for w in re.split(r"[,;:]", sentence[: match.start()])[-1].split()}:
+                continue  # `... a circle if the axes are equal and the aspect ratio is 1`: a supposition
             if statement.subject_of is None:
                 subject = match["subject"] if _subject_ok(match["subject"]) else None
+                if subject and statement.name_only and STOPWORDS & set(subject.casefold().split()):
+                    subject = None  # `the default settings at the time a plot is drawn`: no name of one thing
             else:
                 before = re.sub(r",?\s+(?:which|that|who)$", "", sentence[: match.start()])
                 subject = statement.subject_of(before)

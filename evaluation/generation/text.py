@@ -17,8 +17,12 @@ from query import split_sentences
 TEXT_KINDS = frozenset({"paragraph", "text", "list", "heading"})  # what prose, lines and text tables come from
 # A line repeated on this many pages of a document of at least FURNITURE_PAGES pages is page furniture.
 FURNITURE_REPEATS, FURNITURE_PAGES = 3, 6
+FURNITURE_SHARE = 0.2  # ... and a line of one or two words on this share of the pages
 # A subject on more pages than this (and than VAGUE_SHARE of the pages) is too common to name one thing.
 VAGUE_PAGES, VAGUE_SHARE = 3, 0.02
+# ... and one of its words (or its section's heading) on less than this share of the pages.
+COMMON_SHARE, LONG_DOCUMENT = 0.25, 20  # in a document of LONG_DOCUMENT pages or more
+COMMON_IN_SUBJECTS = frozenset("default value setting size number name type mode".split())
 STOPWORDS = frozenset(
     """a an the and or but if then else of to in on at by for with from as is are was were be been being it its
     this that these those there here which who whom whose what when where why how not no nor so than too very can
@@ -82,15 +86,23 @@ class Document:
         return {p for p in candidates if holds(self.pages[p].text, phrase)}
 
     def specific(self, subject: str, within: str | None = None) -> bool:
-        """The subject names one thing: it has a word that says something, and it is not on many pages (of those
-        that hold `within` too, where given: a section's heading)."""
-        if not content_words(subject):
+        """The subject names one thing: it is on few pages (of those that hold `within` too, where given: the
+        section's heading), and, in a long document, a word of it (or `within`) is not on a quarter of the pages
+        or more (`the default font size` is on four pages of a manual, but `font` and `size` are everywhere:
+        which font size is meant is unclear)."""
+        words = content_words(subject)
+        if not words:
             return False
         limit = max(VAGUE_PAGES, VAGUE_SHARE * len(self.pages))
         pages = self.phrase_pages(subject)
         if within is not None:
             pages &= self.phrase_pages(within)
-        return len(pages) <= limit
+        if len(pages) > limit:
+            return False
+        if len(self.pages) < LONG_DOCUMENT:
+            return True  # a form's `Date` or `Name` is one thing on its few pages
+        named = [within] if within is not None else [w for w in words if w not in COMMON_IN_SUBJECTS]
+        return any(len(self.phrase_pages(w)) < COMMON_SHARE * len(self.pages) for w in named)
 
 
 def documents(segments: Iterable[SegmentRef]) -> list[Document]:
@@ -128,4 +140,7 @@ def _furniture(pages: dict[int, Page]) -> set[str]:
             for line in s.text.split("\n"):
                 if line.strip():
                     seen[_key(line)].add(page.page_idx)
-    return {key for key, on in seen.items() if len(on) >= FURNITURE_REPEATS}
+    often = FURNITURE_SHARE * len(pages)  # a word or two repeated on a few pages is a heading (`Format`)
+    return {
+        key for key, on in seen.items() if len(on) >= FURNITURE_REPEATS and (len(key.split()) > 2 or len(on) >= often)
+    }

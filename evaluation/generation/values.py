@@ -72,8 +72,9 @@ def value_after(rest: str, *, plain_word: bool) -> tuple[str, ...] | None:
         return (size.group().strip(),) if _CLAUSE_END.match(rest[size.end() :]) else None
     if amount := _AMOUNT.match(rest):
         value = amount["v"].strip()
-        if not _CLAUSE_END.match(rest[amount.end() :]):
-            return None  # `3 times faster`: the number is not the value
+        after = rest[amount.end() :]
+        if not _CLAUSE_END.match(after) or after.startswith(")"):
+            return None  # `3 times faster`, `1) The directory ...`: the number is not the value
         number = re.match(rf"[$€£¥]?\s?({NUMBER})", value)
         return tuple(dict.fromkeys([value, number.group(1)])) if number else (value,)
     if interval := _INTERVAL.match(rest):
@@ -92,8 +93,8 @@ def value_after(rest: str, *, plain_word: bool) -> tuple[str, ...] | None:
     if value.casefold() in SETTING_WORDS:
         return (value,)
     if plain_word and value.isalpha() and value.casefold() not in STOPWORDS | NOT_VALUES and len(value) > 2:
-        if not re.match(r"^(?:[.,;!?]|\s*$)", after):
-            return None  # `shown in file ...`: a plain word the sentence goes on from is no value
+        if not re.match(r"^(?:[.,;!?]|\s*$)", after) or value.casefold().endswith(("ed", "wn")):
+            return None  # `shown in file ...`, `are requested`: no value of a setting
         return (value,)
     return None
 
