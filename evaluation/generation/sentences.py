@@ -93,6 +93,12 @@ def _meaning(m: re.Match[str]) -> tuple[str, ...] | None:
     return (words["v"],) if words else None
 
 
+def _named_value(m: re.Match[str]) -> tuple[str, ...] | None:
+    """`Memcheck is the default tool`: the value names a thing (`This is the default` points at one)."""
+    value = m["value"].strip("\"“”'‘’")
+    return (value,) if value.casefold() not in STOPWORDS and not value.isdigit() else None
+
+
 def _code(m: re.Match[str]) -> tuple[str, ...] | None:
     """Words of code (`set history size N`), never words of a sentence."""
     words = m["code"].split()
@@ -167,7 +173,7 @@ STATEMENTS = (
               "What {verb} {subject} equivalent to?", _code, _code_before),
     Statement(re.compile(r"^(?P<value>[\"“'‘]?[\w\-.]+[\"”'’]?) (?P<verb>is|are) the default "
                          r"(?P<subject>[a-z]+(?: [a-z]+)?)[.,;]"),
-              "What {verb} the default {subject}?", _group("value"), name_only=True),
+              "What {verb} the default {subject}?", _named_value, name_only=True),
     Statement(re.compile(r"\s(?P<verb>stands|is short|is an abbreviation|is an acronym) for (?P<rest>.+)$"),
               "What does {subject} stand for?", _meaning, _before()),
     Statement(re.compile(rf"\s(?P<verb>is|was|were) (?P<event>made|signed|dated|released|published|issued|executed|"
@@ -178,6 +184,7 @@ STATEMENTS = (
                          r"(?P<name>" + NAME + ")"),
               "Who {verb} the {role} of {subject}?", _group("name")),
 )  # fmt: skip
+_DEPRECATED = re.compile(r"\bdeprecated (?:in|since|as of) (?:version |release |v)?(?P<version>\d+(?:\.\d+)+)", re.I)
 _TOPIC_DEFAULT = re.compile(
     r"(?:^|[;,(] ?)(?:[Tt]he default(?: value| setting)? is|[Dd]efault is|[Dd]efaults to|[Ii]t defaults to|"
     r"[Dd]efault:) (?P<rest>.+)$"
@@ -204,11 +211,15 @@ def sentence_questions(
             said = list(statements(sentence))
             scoped = False
             answers = topic_default(sentence) if not said else None
-            if answers and part.topic and _setting(part.topic):
+            if answers and part.topic and part.topic != part.section and _setting(part.topic):  # an option, a term
                 said = [(f"What is the default value of {the_term(part.topic)}?", part.topic, answers)]
-            elif answers and part.section and _setting(part.section):
+            elif answers and part.section and _setting(part.section):  # a heading, here or before
                 said = [(f"In the section on {part.section}, what is the default?", part.section, answers)]
                 scoped = True
+            named = part.topic or part.section
+            if not said and named and _setting(named) and (version := _DEPRECATED.search(sentence)):
+                said = [(f"In which version was {the_term(named)} deprecated?", named, (version["version"],))]
+                scoped = True  # `Fontpath ... [DEPRECATED in version 5.4]`: of the entry it marks
             for text, subject, answers in said:
                 origin: dict[str, Any] = {"from": "sentence", "statement": sentence}
                 if scoped:
