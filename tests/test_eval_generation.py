@@ -37,7 +37,7 @@ PAGES = [
     "<tr><td>Quinces</td><td>4</td><td>9.75</td></tr></table>",
     "<h2>Licence</h2><p>The agreement renews for five (5) years unless either party objects in writing. The "
     "maximum line length is 255 characters.</p>",
-    "<h2>Index</h2><p>labels, lines, options, output, pen, samples, width</p><p>fillcolor may be abbreviated fc. "
+    "<h2>Index</h2><p>See: labels, lines, options, output, pen, samples, width.</p><p>fillcolor may be abbreviated fc. "
     "On a small screen the default pen count is 4.</p>",
 ]
 EXPECTED = {  # question -> its first accepted answer (the value as printed)
