@@ -19,7 +19,7 @@ ARGUMENT = re.compile(r"[= ]?<[^>]*>|=\S*")  # `=<number>`, ` <filename>`, `=yes
 NOT_TERMS = frozenset("note example syntax usage see warning caution tip important".split())
 _NUMBERED = re.compile(r"^\d{1,2}(?:\.\d{1,3}){1,4}\.?\s+(?P<title>[^\W\d][^\n]{1,50})$")  # `9.3.41.51 set x name`
 _OPTION_TERM = re.compile(r"^--?\w[\w\-+.]*(?:[ ,/]+--?\w[\w\-+.]*)*$")  # `-I --include`
-_NAME_TERM = re.compile(r"^[A-Za-z_][\w.\-]*(?: [A-Za-z_][\w.\-]*){0,2}$")  # `tol bnd`, `emptyTableAction`
+_IDENTIFIER = re.compile(r"^(?:[A-Za-z]+(?:[_.][A-Za-z0-9]+)+|[a-z]+[A-Z]\w*)$")  # `GLP_ON`, `emptyTableAction`
 _C_TYPES = re.compile(r"^(?:(?:const|unsigned|signed|long|short|static|struct|enum)\s+)*"
                       r"(?:int|double|float|char|void|bool|size_t|long|short)\s*\**\s*")  # fmt: skip
 _TOPIC = re.compile(r"^(?:[A-Za-z_][\w.\-]*|<\w+>)(?: [a-z_][\w.\-]*){0,3}$")  # `Samples`, `set x name`
@@ -32,10 +32,15 @@ def bracket_default(line: str) -> tuple[str, tuple[str, ...]] | None:
     match = BRACKET_DEFAULT.match(line)
     if match is None:
         return None
+    typed = _C_TYPES.match(match["term"].strip())
     term = ARGUMENT.sub("", _C_TYPES.sub("", match["term"].strip())).strip(" ,:")
     value = match["value"].split(",")[0].strip().rstrip(".")
     value = re.sub(r"^[A-Za-z_]\w*\s?=\s?(?=\S)", "", value)  # `(default threshold = 0)` -> `0`
-    if not value or not (_OPTION_TERM.match(term) or _NAME_TERM.match(term)) or not label_ok(term):
+    if not value or not label_ok(term):
+        return None
+    # An option, a typed parameter (`double tol bnd`) or an identifier; a plain word may be the end of a sentence
+    # wrapped onto the line (`bar (default "Figure <n>")` of `... shown in the title bar`).
+    if not (_OPTION_TERM.match(term) or (typed and typed.group()) or _IDENTIFIER.match(term)):
         return None
     if not term.startswith("-") and any(w.casefold() in STOPWORDS | NOT_TERMS for w in term.split()):
         return None
@@ -66,23 +71,26 @@ def entry(line: str, before: str | None, after: str | None) -> tuple[str | None,
 
 def starts_entry(before: str | None) -> bool:
     """A line after this one may start an entry: there is none, or it ends a sentence, a heading or an entry."""
-    return before is None or before.endswith(_ENDS) or bool(OPTION_LINE.match(before) or BRACKET_DEFAULT.match(before))
+    return before is None or before.endswith(_ENDS) or bool(OPTION_LINE.match(before) or bracket_default(before))
 
 
 def _alone(line: str, before: str | None, after: str | None) -> bool:
-    """A heading without a number: a few words starting with a capital, no punctuation at its end, after a
-    paragraph's end and before a line that starts one."""
+    """A heading without a number: a few words starting with a capital, no punctuation at its end, before a line
+    that starts a paragraph, and after a paragraph's end, or (after an example, which ends without one) before a
+    line that opens its section: `Syntax:`, or one naming it (`Jpeg` over `set terminal jpeg ...`)."""
     words = line.split()
-    return (
+    if not (
         0 < len(words) <= 4
         and len(line) <= 40
         and line[0].isupper()
         and not line.endswith(_CLAUSE_END)
         and words[-1].casefold() not in STOPWORDS
-        and (before is None or before.endswith(_ENDS))
         and after is not None
         and after[:1].isupper()
-    )
+    ):
+        return False
+    opens = after.casefold().startswith(("syntax:", "usage:")) or line.casefold() in after.casefold()
+    return before is None or before.endswith(_ENDS) or opens
 
 
 def _topic(title: str) -> str | None:

@@ -16,17 +16,19 @@ from evaluation.generation.lines import line_questions
 from evaluation.generation.probes import probe_questions
 from evaluation.generation.sentences import sentence_questions
 from evaluation.generation.tables import table_questions
-from evaluation.generation.text import TEXT_KINDS, Document, content_words, documents
+from evaluation.generation.text import LONG_DOCUMENT, TEXT_KINDS, Document, content_words, documents
 from evaluation.generation.values import Candidate
 from evaluation.normalize import holds, plain
 from evaluation.questions import Question, SegmentRef, Source
 
 # A name of one thing wherever it is used: an option, an identifier (`GNUPLOT_PS_DIR`, `fontpath`, `set.size`).
 _GLOBAL_NAME = re.compile(r"^(?:--?[A-Za-z][\w\-]*|[A-Za-z]+(?:[_.][A-Za-z0-9]+)+|[a-z]+[A-Z]\w*)$")
+# `the string`, `the increments`, `the terminal's default encoding`: a noun the text before it named.
+_ANAPHORIC = re.compile(r"(?:^|\s)[Tt]he [\w\-]+(?:$|['’]s\s)")
 PROBE_SHARE = 0.15  # of a set, when the workspace gives enough answerable questions (never more than a third)
 PAGE_BINS = 10  # a document's pages are cut into this many stretches, and the set takes from each in turn
 KIND_ORDER = ("field", "table", "label", "sentence", "definition")
-LONG_DOCUMENT, PER_PAGE = 10, 3  # pages; questions of one page taken first from a document that long
+SPREAD_PAGES, PER_PAGE = 10, 3  # in a document of SPREAD_PAGES pages or more, questions of one page taken first
 
 
 def generate(segments: Sequence[SegmentRef], count: int, seed: int = 0) -> list[Question]:
@@ -97,12 +99,14 @@ def _specific(doc: Document, candidate: Candidate) -> Candidate | None:
         return candidate
     if _GLOBAL_NAME.match(candidate.subject):
         return candidate  # `--num-callers`, `GNUPLOT_PS_DIR`: a name that means one thing anywhere
-    if candidate.origin.get("statement", "").startswith(f"{candidate.subject} ") and candidate.subject.islower():
+    subject = candidate.subject
+    if candidate.origin.get("statement", "").startswith(f"{subject} ") and subject.islower() and subject[0].isalpha():
         return candidate  # `fillcolor may be ...`: a sentence starting in lower case starts with a keyword
-    if doc.specific(candidate.subject):
+    anaphoric = _ANAPHORIC.search(subject) and len(doc.pages) >= LONG_DOCUMENT
+    if not anaphoric and doc.specific(subject):
         return candidate
     topic = candidate.origin.get("section")
-    if not topic or plain(topic) in plain(candidate.subject) or not doc.holds(candidate.page_idx, topic):
+    if not topic or plain(topic) == plain(candidate.subject) or not doc.holds(candidate.page_idx, topic):
         return None
     if not doc.specific(candidate.subject, within=topic):
         return None
@@ -164,7 +168,7 @@ def _in_turn(questions: Iterable[Question], pages: int, rng: random.Random) -> l
     for q in questions:
         by_kind[q.kind].append(q)
     ordered = _round_robin([_by_stretch(by_kind[k], pages, rng) for k in sorted(by_kind, key=_kind_rank)])
-    if pages < LONG_DOCUMENT:
+    if pages < SPREAD_PAGES:
         return ordered
     on_page: Counter[int] = Counter()
     first, later = [], []

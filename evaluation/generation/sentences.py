@@ -63,6 +63,7 @@ class Statement:
     value: Callable[[re.Match[str]], tuple[str, ...] | None]
     subject_of: Callable[[str], str | None] | None = None  # None: the group `subject`
     name_only: bool = False  # the group `subject` is a name (`the default font size is`), never words of a clause
+    of_a_name: bool = False  # what it says of its subject is true wherever the name is used (an abbreviation)
 
 
 def _rest(plain_word: bool) -> Callable[[re.Match[str]], tuple[str, ...] | None]:
@@ -97,6 +98,12 @@ def _named_value(m: re.Match[str]) -> tuple[str, ...] | None:
     """`Memcheck is the default tool`: the value names a thing (`This is the default` points at one)."""
     value = m["value"].strip("\"“”'‘’")
     return (value,) if value.casefold() not in STOPWORDS and not value.isdigit() else None
+
+
+def _short(m: re.Match[str]) -> tuple[str, ...] | None:
+    """An abbreviation: a short token, not a word of the sentence (`may be abbreviated as indicated`)."""
+    short = m["short"].strip("\"'‘’`")
+    return (short,) if short.casefold() not in STOPWORDS and not short.endswith("ed") else None
 
 
 def _code(m: re.Match[str]) -> tuple[str, ...] | None:
@@ -165,17 +172,17 @@ STATEMENTS = (
     Statement(re.compile(r"\s(?P<verb>is|are) (?:restricted|limited) to (?:at most |a maximum of )?(?P<rest>.+)$"),
               "What {verb} {subject} limited to?", _rest(plain_word=False), _definite),
     Statement(re.compile(r"\s(?:may|can) be abbreviated (?:as |to )?(?P<short>[\"'‘’`]?[\w\-]{1,12}[\"'’`]?)[.,;)]"),
-              "How can {subject} be abbreviated?", _group("short"), _before()),
+              "How can {subject} be abbreviated?", _short, _before(), of_a_name=True),
     Statement(re.compile(r"\s(?P<verb>is|are) (?:a )?(?:synonyms?|an alias|aliases) (?:for|of) (?P<rest>.+)$"),
-              "What {verb} {subject} a synonym for?", _rest(plain_word=False), _before()),
+              "What {verb} {subject} a synonym for?", _rest(plain_word=False), _before(), of_a_name=True),
     Statement(re.compile(r"\s(?P<verb>is|are) (?:exactly )?equivalent to (?P<code>[\w\-\"'’.]+(?: [\w\-\"'’.]+){0,4}?)"
                          r"(?=[.,;]|\s(?:for|in|when|if|and|but|which|unless)\s|$)"),
-              "What {verb} {subject} equivalent to?", _code, _code_before),
+              "What {verb} {subject} equivalent to?", _code, _code_before, of_a_name=True),
     Statement(re.compile(r"^(?P<value>[\"“'‘]?[\w\-.]+[\"”'’]?) (?P<verb>is|are) the default "
                          r"(?P<subject>[a-z]+(?: [a-z]+)?)[.,;]"),
               "What {verb} the default {subject}?", _named_value, name_only=True),
     Statement(re.compile(r"\s(?P<verb>stands|is short|is an abbreviation|is an acronym) for (?P<rest>.+)$"),
-              "What does {subject} stand for?", _meaning, _before()),
+              "What does {subject} stand for?", _meaning, _before(), of_a_name=True),
     Statement(re.compile(rf"\s(?P<verb>is|was|were) (?P<event>made|signed|dated|released|published|issued|executed|"
                          rf"founded|established|effective) (?:on|as of|in) (?P<date>{_DATE})\b"),
               "When {verb} {subject} {event}?", _group("date"), _before()),
@@ -206,24 +213,24 @@ def sentence_questions(
     found = []
     cut, section = parts(document.lines.get(segment.segment_id, []), section)
     for part in cut:
+        if part.section and not document.holds(segment.page_idx, part.section):
+            part.section = None  # a section its page never names: a question cannot name it
         for sentence in sentences(part.lines):
             sentence = sentence.strip()
             said = list(statements(sentence))
-            scoped = False
             answers = topic_default(sentence) if not said else None
             if answers and part.topic and part.topic != part.section and _setting(part.topic):  # an option, a term
-                said = [(f"What is the default value of {the_term(part.topic)}?", part.topic, answers)]
+                said = [(f"What is the default value of {the_term(part.topic)}?", part.topic, answers, False)]
             elif answers and part.section and _setting(part.section):  # a heading, here or before
-                said = [(f"In the section on {part.section}, what is the default?", part.section, answers)]
-                scoped = True
+                said = [(f"In the section on {part.section}, what is the default?", part.section, answers, True)]
             named = part.topic or part.section
             if not said and named and _setting(named) and (version := _DEPRECATED.search(sentence)):
-                said = [(f"In which version was {the_term(named)} deprecated?", named, (version["version"],))]
-                scoped = True  # `Fontpath ... [DEPRECATED in version 5.4]`: of the entry it marks
-            for text, subject, answers in said:
+                asked = f"In which version was {the_term(named)} deprecated?"  # `Fontpath ... [DEPRECATED in 5.4]`
+                said = [(asked, named, (version["version"],), True)]
+            for text, subject, answers, scoped in said:
                 origin: dict[str, Any] = {"from": "sentence", "statement": sentence}
                 if scoped:
-                    origin["scoped"] = True  # it names its section: one default there, whatever else the manual has
+                    origin["scoped"] = True  # of its section or of a name: one value, whatever else the text has
                 if part.section:
                     origin["section"] = part.section  # the heading it is under: a question may name it
                 found.append(Candidate("sentence", segment.document, segment.page_idx, segment.segment_id, text,
@@ -243,8 +250,9 @@ def topic_default(sentence: str) -> tuple[str, ...] | None:
     return value_after(match["rest"], plain_word=True) if match else None
 
 
-def statements(sentence: str) -> Iterator[tuple[str, str, tuple[str, ...]]]:
-    """(question, subject, answers) for each statement of a value the sentence makes that STATEMENTS know."""
+def statements(sentence: str) -> Iterator[tuple[str, str, tuple[str, ...], bool]]:
+    """(question, subject, answers, whether it is true of its subject's name anywhere) for each statement of a
+    value the sentence makes that STATEMENTS know."""
     if len(sentence) > MAX_SENTENCE_CHARS or sentence.split(" ", 1)[0].casefold().strip(",") in _SCOPES:
         return  # `If set angles degrees is given, the default range is [0:360]`: true only if
     sentence = _DEFINED_TERM.sub("", sentence)  # `This Agreement (the "Agreement") is made on ...`
@@ -262,9 +270,9 @@ def statements(sentence: str) -> Iterator[tuple[str, str, tuple[str, ...]]]:
             answers = statement.value(match) if subject else None
             if subject and answers:
                 if answers[0].casefold() in SETTING_WORDS and "by default" in statement.question:
-                    yield f"What is the default state of {phrase(subject)}?", subject, answers  # not `What is X?`
+                    yield f"What is the default state of {phrase(subject)}?", subject, answers, False  # not `What is`
                 else:
-                    yield _asked(statement.question, match, subject), subject, answers
+                    yield _asked(statement.question, match, subject), subject, answers, statement.of_a_name
 
 
 def _asked(template: str, match: re.Match[str], subject: str) -> str:
@@ -312,10 +320,10 @@ def subject_before(text: str, *, through_and: bool = False) -> str | None:
     if any(w in _PREPOSITIONS for w in folded) and folded[0] not in _DETERMINERS:
         return None
     subject = " ".join(words)
-    return subject if _subject_ok(subject) else None
+    return subject if _subject_ok(subject, through_and=through_and) else None
 
 
-def _subject_ok(subject: str) -> bool:
+def _subject_ok(subject: str, *, through_and: bool = False) -> bool:
     words = subject.split()
     if not words or len(words) > MAX_SUBJECT_WORDS or _NOT_A_SUBJECT.search(_PLACEHOLDER.sub("x", subject)):
         return False
@@ -324,4 +332,6 @@ def _subject_ok(subject: str) -> bool:
         folded = folded[1:]  # `This License Agreement`: a document naming itself, not a pointer to the sentence before
     if folded[0] in _PRONOUNS | _NEGATIONS or folded[-1] in STOPWORDS or (_CLAUSE_WORDS | _DEICTIC) & set(folded):
         return False  # `it`, `no hints`, `the estimates from this data`: no thing a reader can name alone
+    if folded[0] in {"a", "an"} and not through_and:
+        return False  # `an optional integer parameter that defaults to 1`: one of many, not one thing
     return any(w not in STOPWORDS | GENERIC for w in folded)

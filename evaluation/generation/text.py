@@ -87,9 +87,9 @@ class Document:
 
     def specific(self, subject: str, within: str | None = None) -> bool:
         """The subject names one thing: it is on few pages (of those that hold `within` too, where given: the
-        section's heading), and, in a long document, a word of it (or `within`) is not on a quarter of the pages
-        or more (`the default font size` is on four pages of a manual, but `font` and `size` are everywhere:
-        which font size is meant is unclear)."""
+        section's heading), and, in a long document and no section given, a word of it is not on a quarter of
+        the pages or more (`the default font size` is on four pages of a manual, but `font` and `size` are
+        everywhere: which font size is meant is unclear)."""
         words = content_words(subject)
         if not words:
             return False
@@ -99,9 +99,9 @@ class Document:
             pages &= self.phrase_pages(within)
         if len(pages) > limit:
             return False
-        if len(self.pages) < LONG_DOCUMENT:
-            return True  # a form's `Date` or `Name` is one thing on its few pages
-        named = [within] if within is not None else [w for w in words if w not in COMMON_IN_SUBJECTS]
+        if len(self.pages) < LONG_DOCUMENT or within is not None:
+            return True  # a form's `Date` is one thing on its few pages; so is a subject within its section
+        named = [w for w in words if w not in COMMON_IN_SUBJECTS]
         return any(len(self.phrase_pages(w)) < COMMON_SHARE * len(self.pages) for w in named)
 
 
