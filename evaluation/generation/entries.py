@@ -13,9 +13,9 @@ from evaluation.generation.text import STOPWORDS
 from evaluation.generation.wording import label_ok
 
 BRACKET_DEFAULT = re.compile(r"^(?P<term>.{1,60}?)\s*[\[(]default:?\s+(?P<value>[^\])]{1,40})[\])]", re.I)
-OPTION = r"--?[A-Za-z0-9][\w\-+.]*(?:[= ]?<[^>]*>(?:,<[^>]*>)*|=\S*)?"
+OPTION = r"--?[A-Za-z0-9][\w\-+.]*(?:[= ]?<[^>]*>(?:,<[^>]*>)*|=\S*| \"[^\"]{1,30}\")?"
 OPTION_LINE = re.compile(rf"^(?P<terms>{OPTION}(?:,?\s+{OPTION})*)\s+(?P<definition>[^\s\-\[(].*)$")
-ARGUMENT = re.compile(r"[= ]?<[^>]*>|=\S*")  # `=<number>`, ` <filename>`, `=yes`
+ARGUMENT = re.compile(r"[= ]?<[^>]*>|=\S*| \"[^\"]*\"")  # `=<number>`, ` <filename>`, `=yes`, ` "command"`
 NOT_TERMS = frozenset("note example syntax usage see warning caution tip important".split())
 _NUMBERED = re.compile(r"^\d{1,2}(?:\.\d{1,3}){1,4}\.?\s+(?P<title>[^\W\d][^\n]{1,50})$")  # `9.3.41.51 set x name`
 _OPTION_TERM = re.compile(r"^--?\w[\w\-+.]*(?:[ ,/]+--?\w[\w\-+.]*)*$")  # `-I --include`

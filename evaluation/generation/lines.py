@@ -54,7 +54,8 @@ _VERBS = frozenset(
     """add allow append apply assume build call cause change check compile create define delete disable display do
     dump emit enable exclude force generate give ignore include keep limit link list load make mark omit output pass
     place prevent print produce put read remove rename report reset return run save search select send set show skip
-    sort specify start stop suppress switch tell trace treat turn undefine use warn write""".split()
+    sort specify start stop suppress switch tell trace treat turn undefine use warn write execute exit quit open
+    close draw plot wait restore convert copy move""".split()
 )
 _NUMERIC_CELL = re.compile(rf"^(?:[$€£]?{NUMBER}%?|{NUMBER}\s?[$€£])$")
 
@@ -172,13 +173,14 @@ def _definitions(lines: Sequence[str]) -> Iterator[tuple[tuple[str, ...], str]]:
 
 def _what_it_does(definition: str) -> str | None:
     """A definition that says what its option does, as the rest of `Which option ...?`: `Generate code for X.` ->
-    `generates code for X`; None for one that does not start with a verb, or is long."""
+    `generates code for X`, `tells the program ...` as it is; None for one that does not start with a verb (in
+    lower case, only a verb's third person), or is long."""
     words = definition.rstrip(".").split()
     if not words or len(words) > MAX_DEFINITION_WORDS or any(c in definition for c in "[]{}"):
         return None
-    if not words[0][:1].isupper():
-        return None  # `--history-level=none is the opposite extreme`: a sentence about an option, not an entry
     first = words[0].casefold()
+    if not words[0][:1].isupper() and _third_person_of(first) not in _VERBS:
+        return None  # `--history-level=none is the opposite extreme`: a sentence about an option, not an entry
     if first in _MODALS or _third_person_of(first) in _VERBS:
         verb = first
     elif first in _VERBS:

@@ -107,15 +107,22 @@ def _short(m: re.Match[str]) -> tuple[str, ...] | None:
 
 
 def _code(m: re.Match[str]) -> tuple[str, ...] | None:
-    """Words of code (`set history size N`), never words of a sentence."""
-    words = m["code"].split()
-    return (m["code"],) if not STOPWORDS & {w.casefold() for w in words} else None
+    """Words of code (`set history size N`, `-e "call scriptfile"`), never words of a sentence."""
+    code = m["code"].strip()
+    words = re.sub(r"\"[^\"]*\"", "", code).split()  # what a quoted command says is code too
+    return (code,) if len(code.split()) <= 8 and not STOPWORDS & {w.casefold() for w in words} else None
 
 
 def _code_before(text: str) -> str | None:
-    """The code a sentence starts with, up to its verb: `set historysize N`, `layerdefault`."""
+    """The code a sentence starts with, up to its verb: `set historysize N`, `-c` (after `Historysize
+    (Deprecated).`, which the splitter leaves on: a sentence there starts in lower case)."""
+    text = re.split(r"[.;:]\s", text)[-1]
     words = text.split()
-    if not 0 < len(words) <= 4 or STOPWORDS & {w.casefold() for w in words} or not text[:1].islower():
+    if (
+        not 0 < len(words) <= 4
+        or STOPWORDS & {w.casefold() for w in words}
+        or not (text[:1].islower() or text[:1] == "-")
+    ):
         return None
     return " ".join(words)
 
@@ -175,8 +182,7 @@ STATEMENTS = (
               "How can {subject} be abbreviated?", _short, _before(), of_a_name=True),
     Statement(re.compile(r"\s(?P<verb>is|are) (?:a )?(?:synonyms?|an alias|aliases) (?:for|of) (?P<rest>.+)$"),
               "What {verb} {subject} a synonym for?", _rest(plain_word=False), _before(), of_a_name=True),
-    Statement(re.compile(r"\s(?P<verb>is|are) (?:exactly )?equivalent to (?P<code>[\w\-\"'’.]+(?: [\w\-\"'’.]+){0,4}?)"
-                         r"(?=[.,;]|\s(?:for|in|when|if|and|but|which|unless)\s|$)"),
+    Statement(re.compile(r"\s(?P<verb>is|are) (?:exactly )?equivalent to (?P<code>[^,;]{1,60}?)\.?$"),
               "What {verb} {subject} equivalent to?", _code, _code_before, of_a_name=True),
     Statement(re.compile(r"^(?P<value>[\"“'‘]?[\w\-.]+[\"”'’]?) (?P<verb>is|are) the default "
                          r"(?P<subject>[a-z]+(?: [a-z]+)?)[.,;]"),
