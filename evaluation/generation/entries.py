@@ -58,14 +58,14 @@ def entry(line: str, before: str | None, after: str | None) -> tuple[str | None,
     The topic is None where a heading names no setting (`Screenshot 3`, `Color space checking`)."""
     if (match := _NUMBERED.match(line)) and not line.endswith(_CLAUSE_END):
         return _topic(match["title"]), "", True
+    if _alone(line, before, after):
+        return _topic(line), "", True
     if not starts_entry(before):
         return None  # `bar (default "Figure <n>")`: a sentence wrapped onto this line, not an entry
     if match := OPTION_LINE.match(line):
         return option_names(match["terms"])[0], match["definition"], False
     if found := bracket_default(line):
         return found[0], line[BRACKET_DEFAULT.match(line).end() :].strip(), False  # type: ignore[union-attr]
-    if _alone(line, before, after):
-        return _topic(line), "", True
     return None
 
 

@@ -227,9 +227,9 @@ def sentence_questions(
             answers = topic_default(sentence) if not said else None
             if answers and part.topic and part.topic != part.section and _setting(part.topic):  # an option, a term
                 said = [(f"What is the default value of {the_term(part.topic)}?", part.topic, answers, False)]
-            elif answers and part.section and _setting(part.section):  # a heading, here or before
-                said = [(f"In the section on {part.section}, what is the default?", part.section, answers, True)]
-            named = part.topic or part.section
+            elif answers and part.topic and _setting(part.topic) and _one_default(part.lines):  # a heading here
+                said = [(f"In the section on {part.topic}, what is the default?", part.topic, answers, True)]
+            named = part.topic
             if not said and named and _setting(named) and (version := _DEPRECATED.search(sentence)):
                 asked = f"In which version was {the_term(named)} deprecated?"  # `Fontpath ... [DEPRECATED in 5.4]`
                 said = [(asked, named, (version["version"],), True)]
@@ -242,6 +242,11 @@ def sentence_questions(
                 found.append(Candidate("sentence", segment.document, segment.page_idx, segment.segment_id, text,
                                        subject, answers, origin))  # fmt: skip
     return found, section
+
+
+def _one_default(lines: list[str]) -> bool:
+    """The section's text (in this segment) speaks of one default: `the default` of it is that one."""
+    return len(re.findall(r"\bdefaults?\b", " ".join(lines), re.IGNORECASE)) == 1
 
 
 def _setting(topic: str) -> bool:
