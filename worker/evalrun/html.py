@@ -140,7 +140,7 @@ def _figures_tables(report: Mapping[str, Any]) -> str:
             (
                 name,
                 [
-                    f"{_pct(f['citation_precision'])} of {f['citations']}",
+                    f"{_pct(f['citation_precision'])} of {f['citations']}" if f["citations"] else "–",
                     _pct(f["citation_recall"]),
                     "–" if f["latency_p50_s"] is None else f"{f['latency_p50_s']:.2f} s",
                     "–" if f["latency_p95_s"] is None else f"{f['latency_p95_s']:.2f} s",
