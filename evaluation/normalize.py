@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections.abc import Iterable
 from datetime import date
 
 # A date token is the set of days it may mean (`01/02/2020` is 1 February or 2 January): two dates are equal when
@@ -101,6 +102,10 @@ def _number(text: str) -> str:
 
 def _token(match: re.Match[str]) -> Token | None:
     kind = match.lastgroup
+    if kind == "word":  # most tokens: read without building the match's dict of groups
+        return match.group().casefold()
+    if kind == "number":
+        return _number(match.group())
     groups = match.groupdict()
     if groups["iso"]:
         return _days((int(groups["iy"]), int(groups["im"]), int(groups["id"]))) or _number(groups["iy"])
@@ -149,6 +154,16 @@ def plain(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
+@functools.lru_cache(maxsize=1024)  # a page's text is searched for many values
+def _starts(text: str) -> dict[str, list[int]]:
+    """Where each word or number token of the text is (a date token, a set of days, is found by a scan)."""
+    found: dict[str, list[int]] = {}
+    for position, token in enumerate(tokens(text)):
+        if isinstance(token, str):
+            found.setdefault(token, []).append(position)
+    return found
+
+
 def holds(text: str, value: str) -> bool:
     """The value occurs in the text as a whole token run, normalised (see the module's docstring)."""
     wanted = tokens(value)
@@ -156,7 +171,13 @@ def holds(text: str, value: str) -> bool:
         return bool(plain(value)) and plain(value) in plain(text)
     have = tokens(text)
     width = len(wanted)
-    return any(all(_same(have[start + k], wanted[k]) for k in range(width)) for start in range(len(have) - width + 1))
+    if isinstance(wanted[0], str):  # where the first word is, from an index of the text
+        starts: Iterable[int] = _starts(text).get(wanted[0], ())
+    else:
+        starts = range(len(have) - width + 1)
+    return any(
+        start + width <= len(have) and all(_same(have[start + k], wanted[k]) for k in range(width)) for start in starts
+    )
 
 
 def holds_all(text: str, expected: Expected) -> bool:

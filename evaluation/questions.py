@@ -1,44 +1,25 @@
-"""Evaluation questions: read from a user's JSON lines, or generated from a workspace's segments without a model
+"""Evaluation questions: what a question is, a user's question file read, and the segments generation reads
 (design §12). Pure: plain data in, plain data out; the caller reads and writes the files.
 
 A question file is JSON lines, one question each:
     {"question": "...", "answers": ["any", "of these"], "document"?: "file name", "page"?: 1-based page}
     {"question": "...", "unanswerable": true}
-Generated questions carry more, so a user can read, fix and keep them: `id`, `kind` (field, table,
-unanswerable, model) and `source` (where the question came from: segment, document, page, how it was made).
+Generated questions carry more, so a user can read, fix and keep them: `id`, `kind` (one of KINDS) and `source`
+(where the question came from: segment, document, page, how it was made).
 """
 
 from __future__ import annotations
 
-import random
-import re
-from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from evaluation.normalize import Expected, holds, plain
-from ingest.tables import EMPTY_CELL  # a table's empty cell, as table segments write it
+from evaluation.normalize import Expected
 
-KINDS = ("field", "table", "unanswerable", "user", "model")
-_ISO_SUFFIX = re.compile(r"^(?P<written>.+?) \((?P<iso>\d{4}-\d{2}-\d{2})\)$")
-# Names no workspace is likely to hold: an unanswerable probe asks about one of them (checked absent first).
-_UNKNOWN_NAMES = (
-    "Zephyrine Holloway Ltd",
-    "Quillon Marrowby GmbH",
-    "Orsolya Vantreight",
-    "Brackenfield Lumen Co.",
-    "Ysolde Karvanen",
-    "Tamsworth Oberlin SA",
-)
-_UNKNOWN_LABELS = (
-    "vessel IMO number",
-    "patient's blood type",
-    "aircraft tail number",
-    "seismic zone classification",
-    "wine vintage",
-    "satellite launch date",
-)
+# field: a Document AI field; label: a label/value line of a text; sentence: a sentence stating a value;
+# definition: an entry of a definition list; table: a table's cell; unanswerable: a probe no document answers;
+# user: the user's own; model: written by the configured model.
+KINDS = ("field", "label", "sentence", "definition", "table", "unanswerable", "user", "model")
 
 
 class QuestionFileError(ValueError):
@@ -154,7 +135,7 @@ def _pages(item: dict[str, Any], where: str) -> frozenset[int] | None:
     return frozenset(p - 1 for p in values)
 
 
-# --- generation -------------------------------------------------------------------------------------------
+# --- what generation reads ---------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -179,156 +160,3 @@ def segment_refs(segments: Iterable[Any], filenames: Mapping[str, str]) -> list[
             )
         )
     return refs
-
-
-@dataclass
-class _Candidates:
-    fields: dict[str, list[Question]] = field(default_factory=lambda: defaultdict(list))  # by document
-    tables: dict[str, list[Question]] = field(default_factory=lambda: defaultdict(list))
-    probes: list[Question] = field(default_factory=list)
-
-
-def generate(segments: Sequence[SegmentRef], count: int, seed: int = 0) -> list[Question]:
-    """`count` questions (fewer when the workspace holds fewer): about 60% from fields, 25% from tables, 15%
-    unanswerable probes, spread over the documents in turn; the same segments and seed give the same questions."""
-    rng = random.Random(seed)
-    candidates = _Candidates()
-    _field_questions(segments, candidates)
-    _table_questions(segments, candidates)
-    _probe_questions(segments, candidates, rng)
-    wanted = {"field": round(count * 0.6), "table": round(count * 0.25)}
-    wanted["unanswerable"] = count - wanted["field"] - wanted["table"]
-    chosen = _spread(candidates.fields, wanted["field"], rng) + _spread(candidates.tables, wanted["table"], rng)
-    probes = candidates.probes[:]
-    rng.shuffle(probes)
-    chosen += probes[: wanted["unanswerable"]]
-    if len(chosen) < count:  # a kind ran short: the others fill in
-        taken = {q.id for q in chosen}
-        rest = [q for by in (candidates.fields, candidates.tables) for qs in by.values() for q in qs] + probes
-        chosen += [q for q in rest if q.id not in taken][: count - len(chosen)]
-    return chosen[:count]
-
-
-def _spread(by_document: Mapping[str, list[Question]], count: int, rng: random.Random) -> list[Question]:
-    """Up to `count` questions, one document after another, so every document is asked about."""
-    pools = {d: rng.sample(qs, len(qs)) for d, qs in sorted(by_document.items())}
-    out: list[Question] = []
-    while len(out) < count and any(pools.values()):
-        for document in sorted(pools):
-            if pools[document] and len(out) < count:
-                out.append(pools[document].pop())
-    return out
-
-
-def _the(label: str) -> str:
-    """`the Total amount`, but `My name` as it is (a form that speaks to its reader)."""
-    first = label.split()[0].casefold()
-    return label if first in {"my", "your", "our", "his", "her", "their", "the"} else f"the {label}"
-
-
-def _label_ok(label: str) -> bool:
-    letters = sum(c.isalpha() for c in label)
-    return letters >= 3 and letters >= sum(c.isdigit() for c in label)
-
-
-def _field_questions(segments: Sequence[SegmentRef], out: _Candidates) -> None:
-    """`What is the <label>?` for each label of each document, with every value that document gives it; the
-    document is named when several documents have that label."""
-    values: dict[tuple[str, str], dict[str, list[SegmentRef]]] = defaultdict(lambda: defaultdict(list))
-    for s in segments:
-        if s.kind != "field" or ": " not in s.text:
-            continue
-        label, value = s.text.split(": ", 1)
-        if not _label_ok(label) or not any(c.isalnum() for c in value) or "; " in value:
-            continue  # several parts: which one is "the" value is unclear
-        values[(plain(label), s.document)][value].append(s)
-    documents_with: dict[str, set[str]] = defaultdict(set)
-    for key, document in values:
-        documents_with[key].add(document)
-    for (key, document), found in sorted(values.items()):
-        refs = [r for rs in found.values() for r in rs]
-        label = refs[0].text.split(": ", 1)[0]  # as this document writes it
-        named = len(documents_with[key]) > 1
-        text = f"What is {_the(label)} in {document}?" if named else f"What is {_the(label)}?"
-        answers: list[str] = []
-        for value in found:
-            iso = _ISO_SUFFIX.match(value)
-            answers.extend([iso["written"], iso["iso"]] if iso else [value])
-        pages = frozenset(r.page_idx for r in refs)
-        origin = {
-            "from": "field",
-            "segment_id": refs[0].segment_id,
-            "document": document,
-            "page": refs[0].page_idx + 1,
-            "label": label,
-        }
-        question_id = f"field:{refs[0].segment_id}"
-        question = Question(
-            question_id, text, "field", (tuple(dict.fromkeys(answers)),), (Source(document, pages),), origin
-        )
-        out.fields[document].append(question)
-
-
-def _cells(line: str) -> list[str]:
-    return [c.strip() for c in line.split(" | ")]
-
-
-def _table_questions(segments: Sequence[SegmentRef], out: _Candidates) -> None:
-    """`What is the <column header> for <row header> in <document>?` from each table segment: its first row as
-    the column headers, a row's first filled cell as its header; rows whose header repeats in the table, and
-    cells that are empty or repeat the header, are left out."""
-    for s in segments:
-        if s.kind != "table":
-            continue
-        lines = [_cells(line) for line in s.text.split("\n") if line.strip()]
-        if len(lines) < 2:
-            continue
-        header, body = lines[0], lines[1:]
-        row_heads = [next(((i, c) for i, c in enumerate(row) if c and c != EMPTY_CELL), None) for row in body]
-        counts = defaultdict(int)
-        for head in row_heads:
-            if head:
-                counts[plain(head[1])] += 1
-        for number, (row, head) in enumerate(zip(body, row_heads, strict=True)):
-            if head is None or len(row) != len(header) or counts[plain(head[1])] > 1 or not _label_ok(head[1]):
-                continue
-            first, row_header = head
-            for column in range(first + 1, len(row)):
-                cell, column_header = row[column], header[column]
-                if cell in ("", EMPTY_CELL) or not _label_ok(column_header) or plain(cell) == plain(row_header):
-                    continue
-                if plain(column_header) == plain(cell):
-                    continue
-                text = f"What is the {column_header} for {row_header} in {s.document}?"
-                origin = {
-                    "from": "table",
-                    "segment_id": s.segment_id,
-                    "document": s.document,
-                    "page": s.page_idx + 1,
-                    "row": row_header,
-                    "column": column_header,
-                }
-                question_id = f"table:{s.segment_id}:{number + 1}:{column}"
-                sources = (Source(s.document, frozenset({s.page_idx})),)
-                out.tables[s.document].append(Question(question_id, text, "table", ((cell,),), sources, origin))
-
-
-def _probe_questions(segments: Sequence[SegmentRef], out: _Candidates, rng: random.Random) -> None:
-    """Unanswerable by construction: a label no segment speaks of, or a workspace's own label asked of a name no
-    segment holds (the answer a model gives from another document is a wrong one)."""
-    everything = "\n".join(s.text for s in segments)
-    labels = sorted({s.text.split(": ", 1)[0] for s in segments if s.kind == "field" and ": " in s.text})
-    # Short labels that read as labels (`Total amount`), not a sentence a form field's name happened to be.
-    labels = [label for label in labels if _label_ok(label) and len(label.split()) <= 4 and label[-1:].isalnum()]
-    names = [n for n in _UNKNOWN_NAMES if not holds(everything, n.split()[0])]
-    for number, label in enumerate(_UNKNOWN_LABELS):
-        words = [w for w in label.replace("'s", "").split() if len(w) > 3]
-        if not any(holds(everything, w) for w in words):
-            text = f"What is the {label}?"
-            out.probes.append(Question(f"unanswerable:label:{number}", text, "unanswerable", (), (), {"from": "probe"}))
-    for number, name in enumerate(names):
-        for label in rng.sample(labels, min(len(labels), 4)):
-            text = f"What is {_the(label)} of {name}?"
-            origin = {"from": "probe", "label": label, "name": name}
-            question_id = f"unanswerable:{number}:{plain(label)}"
-            out.probes.append(Question(question_id, text, "unanswerable", (), (), origin))

@@ -16,6 +16,7 @@ import orjson
 import pytest
 from conftest import REPO, service_env
 from conftest import segcite as run
+from test_eval_report import LAYOUT_PROBLEMS
 from test_eval_scoring import documented_keys
 from test_view import CHROMIUM, LAUNCH_ARGS
 
@@ -80,24 +81,42 @@ def test_a_run_asks_through_the_worker_and_scores_each_question(first_run, store
         assert message.content == q["content"]
         assert q["latency_s"] is not None and 0 < q["latency_s"] < 60
     kinds = {kind: f["questions"] for kind, f in report["by_kind"].items()}
-    assert kinds["user"] == 4 and sum(kinds.values()) == 10 and set(kinds) <= {"user", "field", "table"}
+    assert kinds["user"] == 4 and sum(kinds.values()) == 10
+    assert set(kinds) <= {"user", "field", "label", "table", "unanswerable"} and kinds.get("unanswerable", 0) <= 1
     summary = report["summary"]
-    assert summary["right"] + summary["wrong"] + summary["not_found"] == summary["answerable"] == 9
+    probes = kinds.get("unanswerable", 0)
+    assert summary["right"] + summary["wrong"] + summary["not_found"] == summary["answerable"] == 9 - probes
     assert summary["right"] == sum(q["outcome"] == "right" for q in report["questions"])
-    assert summary["unanswerable"] == 1 and summary["unanswerable_answered"] == 0
+    assert summary["unanswerable"] == 1 + probes
     assert set(report["by_document"]) >= {"invoice_parser_1p.json", "expense_parser_1p.json"}
     # The questions file: the user's four, then the generated ones saying where they came from.
     lines = [orjson.loads(line) for line in (out / "questions.jsonl").read_text().splitlines()]
     assert [line["question"] for line in lines[:4]] == [q["question"] for q in USER_QUESTIONS]
-    assert all(line["source"]["from"] in ("field", "table") and line["source"]["segment_id"] for line in lines[4:])
+    for line in lines[4:]:
+        source = line["source"]
+        if line.get("unanswerable"):
+            assert source["from"] == "probe"
+        else:
+            assert source["from"] in ("field", "table", "label") and source["segment_id"] and source["subject"], line
     # What docs/eval-report.md says a report holds.
     assert set(report) == documented_keys("## report.json") - {"comparison"}
     outcome_keys = documented_keys("A row of `questions`")
     assert all(outcome_keys <= set(q) for q in report["questions"])
-    # The summary table on stdout: a row per kind and one for all.
-    table = done.stdout.splitlines()
+    # The summary on stdout: the headline, a row per kind and one for all, then the calibration per status.
+    assert report["headline"] == f"10 questions: {9 - probes} answerable, {1 + probes} unanswerable"
+    assert report["generation"]["asked"] == 6 and report["generation"]["generated"] == 6
+    lines = done.stdout.splitlines()
+    assert lines[0] == report["headline"] and lines[1] == ""
+    table = lines[2:]
     assert table[0].split()[:4] == ["questions", "right", "wrong", "not"]
     assert table[len(kinds) + 1].startswith("all ") and f"{summary['right']} " in table[len(kinds) + 1]
+    calibration = report["calibration"]
+    assert set(calibration) >= {"answered", "uncertain", "not_found"}
+    assert sum(c["answers"] for c in calibration.values()) == summary["questions"] - summary["errors"]
+    declined = summary["unanswerable"] - summary["unanswerable_answered"]
+    assert sum(c["right"] for c in calibration.values()) == summary["right"] + declined
+    answered = next(line for line in table if line.startswith("answered "))
+    assert answered.split()[1:4] == [str(calibration["answered"][k]) for k in ("answers", "right", "wrong")]
 
 
 @pytest.fixture(scope="module")
@@ -127,7 +146,7 @@ def test_the_html_report_shows_each_failure_with_its_highlighted_page(first_run,
     page.goto((out / "report.html").as_uri())
     assert page.locator(".charts svg").count() == 5
     assert page.locator(".charts svg rect").count() > 10
-    assert page.locator("table.figures tr.total th").inner_text() == "all"
+    assert page.locator("table.figures tr.total th").all_inner_texts() == ["all", "all"]  # answers, citations
     articles = page.locator("article.failure")
     assert articles.count() == len(failed)
     for q, article in zip(failed, articles.all(), strict=True):
@@ -148,8 +167,7 @@ def test_the_html_report_shows_each_failure_with_its_highlighted_page(first_run,
             assert rect["y"] - 1 <= shown["y"] and shown["y"] + shown["height"] <= rect["y"] + rect["height"] + 1
     articles.first.scroll_into_view_if_needed()
     page.screenshot(path=str(out / "report.png"))
-    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
-    assert overflow <= 0 and problems == []
+    assert page.evaluate(LAYOUT_PROBLEMS) == [] and problems == []
     page.close()
 
 
@@ -200,6 +218,34 @@ def test_bad_inputs_are_one_line_and_nothing_is_asked(env, workspace, store, tmp
     assert not (tmp_path / "o").exists()
 
 
+def test_nothing_answerable_is_said_first_and_fails_min_right(env, docai_real_dir: Path, tmp_path: Path) -> None:
+    """A workspace whose one document prints no value (18 characters of OCR): generation gives nothing to ask,
+    probes included; the headline says the report measures nothing, and `--min-right` fails."""
+    name = f"blank-{uuid.uuid4().hex[:6]}"
+    ingested = run(env, "ingest", str(docai_real_dir / "ocr_with_symbols_tiny.json"), "--workspace", name)
+    assert ingested.returncode == 0, ingested.stderr
+    out = tmp_path / "o"
+    done = run(env, "eval", "--workspace", name, "--generate", "10", "--min-right", "0.5", "--out", str(out))
+    assert done.returncode == 1, done.stderr
+    headline = "0 questions generated, none answerable: this report measures nothing about the documents"
+    assert done.stdout.splitlines()[0] == headline
+    assert done.stderr.splitlines()[-1] == (
+        "error: right rate n/a (nothing answerable was asked or scored) is below --min-right 0.5"
+    )
+    report = orjson.loads((out / "report.json").read_bytes())
+    assert report["headline"] == headline and report["questions"] == []
+    assert report["generation"] == {
+        "asked": 10,
+        "generated": 0,
+        "answerable": 0,
+        "unanswerable": 0,
+        "answerable_wanted": 8,
+        "by_kind": {},
+    }
+    page = (out / "report.html").read_text()
+    assert f'<p class="headline warning">{headline}</p>' in page and "None: no question was asked." in page
+
+
 def test_a_question_naming_a_file_the_workspace_lacks_is_said_up_front(env, workspace, tmp_path: Path) -> None:
     mine = tmp_path / "mine.jsonl"
     mine.write_text('{"question": "What is the total?", "answers": ["544.99"], "document": "nosuch.json"}\n')
@@ -234,7 +280,7 @@ def test_ctrl_c_stops_and_scores_what_finished(env, workspace, tmp_path: Path) -
     finished, asked = report["run"]["finished"], report["run"]["questions"]
     assert 0 < finished < asked and len(report["questions"]) == finished == report["summary"]["questions"]
     assert f"stopped: {finished} of {asked} questions finished and scored" in stderr
-    assert "Traceback" not in stderr and stdout.startswith(" ")
+    assert "Traceback" not in stderr and stdout.startswith(report["headline"])
     assert "Stopped before the end" in (out / "report.html").read_text()
 
 

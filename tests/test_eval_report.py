@@ -1,7 +1,11 @@
-"""report.html and the summary tables from a made report (issue 32): what a question or an answer holds is shown
-as text, never as markup; each failure is there with its citations; the comparison shows each change."""
+"""report.html and the summary tables from a made report (issues 32, 42): what a question or an answer holds is
+shown as text, never as markup; each failure is there with its citations; the comparison shows each change; the
+headline and the calibration per answer_status come first; the page fits a 1280 and an 800 px wide window."""
 
 from __future__ import annotations
+
+import pytest
+from test_view import CHROMIUM, LAUNCH_ARGS
 
 from evaluation import Question, Source, score_answer
 from worker.evalrun.asking import Asked, Run
@@ -74,3 +78,96 @@ def test_the_tables_show_each_kind_and_each_change() -> None:
     assert changes["right_rate"].split()[1:] == ["50%", "100%", "+50.0", "pt", "better"]
     assert changes["latency_p50_s"].split()[1:] == ["0.25s", "0.25s", "+0.00s"]
     assert "Compared with before/report.json" in render_report(new, {})
+
+
+# --- the layout, in Chromium (issue 42: the figures overflowed at 1280 px; the latency chart's labels overlapped)
+
+KINDS = ("field", "label", "sentence", "definition", "table", "unanswerable", "user")
+FILES = {f"d{n}": name for n, name in enumerate(["gnuplot.pdf", "a-utility-bill-of-april-2018-scanned.pdf", "r.jpg"])}
+
+
+def busy_report() -> dict:
+    """A report with every kind, several documents, every answer_status, a slow tail of latencies and a
+    comparison: the most a page has to fit."""
+    scores, asked = [], {}
+    for n in range(70):
+        kind, document = KINDS[n % len(KINDS)], FILES[f"d{n % 3}"]
+        if kind == "unanswerable":
+            q = Question(f"q{n}", f"What is the wine vintage of item {n}?", kind)
+        else:
+            q = Question(f"q{n}", f"What is the default of option {n}?", kind, ((str(n),),), (Source(document, None),))
+        status = ("answered", "answered", "uncertain", "not_found")[n % 4]
+        cited = [{"number": 1, "document_id": f"d{n % 3}", "page_idx": n % 5, "quote": {"text": f"option {n}"}}]
+        payload = {
+            "content": f"It is {n + n % 2} [1]." if status != "not_found" else "I could not find an answer.",
+            "metadata": {"citations": cited if status != "not_found" else [], "answer_status": status},
+        }
+        seconds = 0.4 + (n % 9) * 0.2 if n % 10 else 30.0 + n  # a slow tail
+        scores.append(score_answer(q, payload, FILES, seconds=seconds))
+        asked[q.id] = Asked(q, f"c-{n}", f"m-{n}", message(payload), seconds=seconds)
+    generation = {"asked": 100, "generated": 60, "answerable": 50, "unanswerable": 10, "answerable_wanted": 85}
+    about = {
+        "workspace": {"name": "manuals", "id": "x"},
+        "answerer": {"provider": "extractive", "model": None},
+        "generation": generation,
+    }
+    report = build_report(Run(list(asked.values()), seconds=90.0), scores, asked, about)
+    return with_comparison(report, build_report(Run(list(asked.values())), scores, asked, about), "old/report.json")
+
+
+# Every text of every chart inside its chart and apart from the others; every table inside the page's column and
+# not scrolled; nothing wider than the window.
+LAYOUT_PROBLEMS = """() => {
+  const problems = [];
+  const inside = (a, b) => a.left >= b.left - 0.5 && a.right <= b.right + 0.5 && a.top >= b.top - 0.5
+    && a.bottom <= b.bottom + 0.5;
+  const apart = (a, b) => a.right <= b.left + 0.5 || b.right <= a.left + 0.5 || a.bottom <= b.top + 0.5
+    || b.bottom <= a.top + 0.5;
+  for (const svg of document.querySelectorAll("svg")) {
+    const box = svg.getBoundingClientRect();
+    const texts = [...svg.querySelectorAll("text")].map(t => [t.textContent, t.getBoundingClientRect()]);
+    texts.forEach(([text, r], i) => {
+      if (!inside(r, box)) problems.push(`${svg.getAttribute("aria-label")}: "${text}" outside its chart`);
+      texts.slice(i + 1).forEach(([other, s]) => {
+        if (!apart(r, s)) problems.push(`${svg.getAttribute("aria-label")}: "${text}" over "${other}"`);
+      });
+    });
+  }
+  const column = document.querySelector("main").getBoundingClientRect();
+  for (const table of document.querySelectorAll("table")) {
+    const name = table.innerText.slice(0, 30);
+    if (!inside(table.getBoundingClientRect(), column)) problems.push(`table "${name}" overflows`);
+    if (table.scrollWidth > table.clientWidth + 1) problems.push(`table "${name}" scrolls`);
+  }
+  const wide = document.documentElement.scrollWidth - window.innerWidth;
+  if (wide > 0) problems.push(`the page is ${wide} px wider than the window`);
+  return problems;
+}"""
+
+
+def test_the_report_fits_the_screen_at_1280_and_800_pixels(tmp_path) -> None:
+    playwright_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed")
+    if not CHROMIUM.exists():
+        pytest.skip("no Chromium at /usr/bin/chromium")
+    report = busy_report()
+    page_file = tmp_path / "report.html"
+    page_file.write_text(render_report(report, {}), encoding="utf-8")
+    with playwright_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS, headless=True)
+        try:
+            for width in (1280, 800):
+                page = browser.new_page(viewport={"width": width, "height": 900})
+                page.goto(page_file.as_uri())
+                page.screenshot(path=str(tmp_path / f"report-{width}.png"), full_page=True)
+                assert page.evaluate(LAYOUT_PROBLEMS) == [], width
+                assert page.locator("svg").count() == 5
+                headline = page.locator(".headline.warning")
+                assert headline.inner_text().startswith("fewer answerable questions than asked: 100 generated")
+                calibration = page.locator("section[aria-label=Calibration] table tr")
+                answered = report["calibration"]["answered"]
+                shown = [str(answered[k]) for k in ("answers", "right", "wrong")]
+                assert calibration.nth(1).inner_text().split() == ["answered", *shown, f"{answered['right_rate']:.0%}"]
+                assert answered["answers"] == 36 and answered["right"] + answered["wrong"] == 36
+                page.close()
+        finally:
+            browser.close()

@@ -105,13 +105,18 @@ def eval_command(
     with open_store(settings, up.services) as store:
         ws = require_workspace(settings, store, workspace)
         _say_unknown_documents(store, ws, user_questions, questions_file)
-        generated, writing = _generated(settings, store, workspace, ws, generate, generate_with_model, seed)
+        made = _generated(settings, store, workspace, ws, generate, generate_with_model, seed)
+        generated, generation, writing = made
         questions = [*user_questions, *generated]
         out.mkdir(parents=True, exist_ok=True)
         _write_questions(out / "questions.jsonl", questions)
         click.echo(f"{len(questions)} questions -> {out / 'questions.jsonl'}", err=True)
         run = _ask(store, ws, questions, concurrency, timeout)
-        about = {**_about(settings, workspace, ws, questions_file, concurrency), "question_writing": writing}
+        about = {
+            **_about(settings, workspace, ws, questions_file, concurrency),
+            "generation": generation,
+            "question_writing": writing,
+        }
         report = _reports(settings, store, run, out, about, (old, str(compare_with)) if old is not None else None)
     _print_summary(report, out)
     if run.gave_up:
@@ -165,23 +170,24 @@ def _read_old_report(path: Path) -> dict[str, Any]:
 
 def _generated(
     settings: Settings, store: Store, name: str, ws: str, count: int | None, with_model: int | None, seed: int
-) -> tuple[list[Question], dict[str, Any] | None]:
-    """Questions generated without a model (`count`) and written by the model (`with_model`), and what writing
-    them cost (null without the model)."""
+) -> tuple[list[Question], dict[str, Any] | None, dict[str, Any] | None]:
+    """Questions generated without a model (`count`) and written by the model (`with_model`), what generation
+    gave (evaluation.generation.summary, null without `count`) and what writing them cost (null without the
+    model)."""
     import shlex
 
     from evaluation import generate
+    from evaluation.generation import summary
     from worker.evalrun.workspace import read_segments
 
     if not (count or with_model):
-        return [], None
+        return [], None, None
     segments = read_segments(store, ws)
     if not segments.segments:
         add = f"segcite ingest FILE... --workspace {shlex.quote(name)}"
         raise UserError(f"workspace {name!r} holds no ingested documents to generate questions from: `{add}`")
     questions = generate(segments.segments, count, seed) if count else []
-    if count and len(questions) < count:
-        click.echo(f"note: the workspace gives {len(questions)} questions, not {count}", err=True)
+    generation = summary(count, questions) if count else None
     if with_model:
         from worker.evalrun.model_questions import write_questions
 
@@ -193,8 +199,8 @@ def _generated(
         )
         questions += written.questions
         writing = {"model": settings.segcite_llm_model, "questions": len(written.questions)}
-        return questions, {**writing, "discarded": written.discarded, "tokens": written.tokens}
-    return questions, None
+        return questions, generation, {**writing, "discarded": written.discarded, "tokens": written.tokens}
+    return questions, generation, None
 
 
 def _write_questions(path: Path, questions: list[Question]) -> None:
@@ -303,9 +309,9 @@ def _marked(segment: Any) -> dict[str, Any]:
 
 
 def _print_summary(report: dict[str, Any], out: Path) -> None:
-    from worker.evalrun.report import comparison_table, summary_table
+    from worker.evalrun.report import comparison_table, summary
 
-    click.echo(summary_table(report))
+    click.echo(summary(report))
     if "comparison" in report:
         click.echo(f"\ncompared with {report['comparison']['old']}:")
         click.echo(comparison_table(report))

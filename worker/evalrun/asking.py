@@ -64,7 +64,10 @@ def ask_all(
     start = clock()
     try:
         while (waiting and not run.gave_up) or in_flight:
-            while waiting and not run.gave_up and len(in_flight) < concurrency:
+            # While the first answers time out and none came, no more is asked: whether a worker answers at all is
+            # unknown, and the run stops after `concurrency` of them (a busy machine must not make it more).
+            stalled = timed_out and not answered
+            while waiting and not run.gave_up and not stalled and len(in_flight) < concurrency:
                 item = waiting.pop()
                 pending = ask(store, workspace_id, item.question.text)
                 item.conversation_id, item.message_id = pending.conversation_id, pending.id

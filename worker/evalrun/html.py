@@ -42,7 +42,8 @@ def render_report(report: Mapping[str, Any], views: Mapping[str, AnswerView]) ->
     parts = [_head(report)]
     parts.append('<main class="report">')
     parts.append(_overview(report))
-    parts.append(_figures_table(report))
+    parts.append(_figures_tables(report))
+    parts.append(_calibration_table(report))
     if "comparison" in report:
         parts.append(_comparison(report["comparison"]))
     parts.append('<section class="charts" aria-label="Charts">')
@@ -50,11 +51,13 @@ def render_report(report: Mapping[str, Any], views: Mapping[str, AnswerView]) ->
     parts.append(_citations_chart(report))
     parts.append(_documents_chart(report))
     parts.append(_latency_chart(report))
-    parts.append(_status_chart(report))
+    parts.append(_calibration_chart(report))
     parts.append("</section>")
     failed = [q for q in report["questions"] if q["failed"]]
     parts.append(f'<section class="failures" aria-label="Failed questions"><h2>Failed questions ({len(failed)})</h2>')
-    if not failed:
+    if not report["questions"]:
+        parts.append("<p>None: no question was asked.</p>")
+    elif not failed:
         parts.append("<p>None: every question scored right.</p>")
     for q in failed:
         cited = views.get(q.get("message_id") or "")
@@ -92,8 +95,16 @@ def _overview(report: Mapping[str, Any]) -> str:
         f"written {html.escape(str(report.get('created_at', '')))}",
     ]
     stopped = '<p class="note">Stopped before the end (Ctrl-C): only the finished questions are scored.</p>'
+    generation = report.get("generation") or {}
+    short = not report["summary"]["answerable"] or (
+        generation and generation["answerable"] < generation["answerable_wanted"]
+    )
+    headline = report.get("headline") or ""
+    css = "headline warning" if short else "headline"
+    shown = f'<p class="{css}">{html.escape(headline)}</p>' if headline else ""
     return (
-        '<header class="overview"><h1>segcite eval</h1><p>'
+        f'<header class="overview"><h1>segcite eval</h1>{shown}'
+        + "<p>"
         + " · ".join(lines)
         + "</p>"
         + (stopped if run["interrupted"] else "")
@@ -107,33 +118,76 @@ def _groups(report: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
     return [(k, report["by_kind"][k]) for k in kinds] + [("all", report["summary"])]
 
 
-def _figures_table(report: Mapping[str, Any]) -> str:
-    head = (
-        "<tr><th></th><th>questions</th><th>right</th><th>wrong</th><th>not found</th><th>unanswerable answered</th>"
-        "<th>citation precision</th><th>citation recall</th><th>latency p50</th><th>p95</th><th>tokens</th></tr>"
-    )
-    rows = []
+def _figures_tables(report: Mapping[str, Any]) -> str:
+    """The figures per kind and for all, in two tables narrow enough for a laptop's screen: the answers, then
+    their citations and speed."""
+    answers = ["questions", "right", "wrong", "not found", "unanswerable answered"]
+    citations = ["citation precision", "citation recall", "latency p50", "latency p95", "tokens"]
+    rows_answers, rows_citations = [], []
     for name, f in _groups(report):
-        unanswered = f"{f['unanswerable_answered']} of {f['unanswerable']}" if f["unanswerable"] else "–"
-        cells = [
-            f"{f['questions']}" + (f" ({f['errors']} errors)" if f["errors"] else ""),
-            f"{f['right']} ({_pct(f['right_rate'])})" if f["answerable"] else "–",
-            f"{f['wrong']} ({_pct(f['wrong_rate'])})" if f["answerable"] else "–",
-            f"{f['not_found']} ({_pct(f['not_found_rate'])})" if f["answerable"] else "–",
-            unanswered,
-            f"{_pct(f['citation_precision'])} of {f['citations']}",
-            _pct(f["citation_recall"]),
-            "–" if f["latency_p50_s"] is None else f"{f['latency_p50_s']:.2f} s",
-            "–" if f["latency_p95_s"] is None else f"{f['latency_p95_s']:.2f} s",
-            "not reported" if f["tokens"] is None else str(f["tokens"]),
-        ]
-        row_class = ' class="total"' if name == "all" else ""
-        rows.append(f"<tr{row_class}><th>{html.escape(name)}</th>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+        rows_answers.append(
+            (
+                name,
+                [
+                    f"{f['questions']}" + (f" ({f['errors']} errors)" if f["errors"] else ""),
+                    f"{f['right']} ({_pct(f['right_rate'])})" if f["answerable"] else "–",
+                    f"{f['wrong']} ({_pct(f['wrong_rate'])})" if f["answerable"] else "–",
+                    f"{f['not_found']} ({_pct(f['not_found_rate'])})" if f["answerable"] else "–",
+                    f"{f['unanswerable_answered']} of {f['unanswerable']}" if f["unanswerable"] else "–",
+                ],
+            )
+        )
+        rows_citations.append(
+            (
+                name,
+                [
+                    f"{_pct(f['citation_precision'])} of {f['citations']}" if f["citations"] else "–",
+                    _pct(f["citation_recall"]),
+                    "–" if f["latency_p50_s"] is None else f"{f['latency_p50_s']:.2f} s",
+                    "–" if f["latency_p95_s"] is None else f"{f['latency_p95_s']:.2f} s",
+                    "not reported" if f["tokens"] is None else str(f["tokens"]),
+                ],
+            )
+        )
     return (
-        '<section aria-label="Figures"><h2>Figures</h2><div class="scroll"><table class="figures">'
-        + head
-        + "".join(rows)
-        + "</table></div></section>"
+        '<section aria-label="Figures"><h2>Figures</h2><div class="tables">'
+        + _table("Answers", answers, rows_answers)
+        + _table("Citations and speed", citations, rows_citations)
+        + "</div></section>"
+    )
+
+
+def _table(caption: str, head: Sequence[str], rows: Sequence[tuple[str, Sequence[str]]]) -> str:
+    """A table of figures: a row per group (`all` in bold), a column per figure."""
+    cells = "".join(f"<th>{html.escape(h)}</th>" for h in head)
+    body = "".join(
+        ('<tr class="total">' if name == "all" else "<tr>")
+        + f"<th>{html.escape(name)}</th>"
+        + "".join(f"<td>{c}</td>" for c in values)
+        + "</tr>"
+        for name, values in rows
+    )
+    shown = f"<caption>{html.escape(caption)}</caption>" if caption else ""
+    return f'<table class="figures">{shown}<tr><th></th>{cells}</tr>{body}</table>'
+
+
+def _calibration_table(report: Mapping[str, Any]) -> str:
+    """Per `answer_status`: how many answers, right and wrong, and the share right (the precision of
+    `answered`: what a team trusts or not)."""
+    rows = [
+        (status, [str(c["answers"]), str(c["right"]), str(c["wrong"]), _pct(c["right_rate"])])
+        for status, c in report.get("calibration", {}).items()
+    ]
+    note = (
+        '<p class="note">Right: the expected answer given, or an unanswerable question said "not found". Wrong: a '
+        'wrong value, an unanswerable question answered, or "not found" said of an answerable one.</p>'
+    )
+    return (
+        '<section aria-label="Calibration"><h2>Calibration: answers per answer_status</h2><div class="tables">'
+        + _table("", ["answers", "right", "wrong", "right share"], rows)
+        + "</div>"
+        + note
+        + "</section>"
     )
 
 
@@ -290,45 +344,56 @@ def _short(name: str, limit: int = 30) -> str:
 
 
 def _latency_chart(report: Mapping[str, Any]) -> str:
+    """A histogram of the latencies up to a little past the 95th percentile (a slow tail would squash the rest into
+    one bar; it is counted in the last bar, its end marked `≥`), with p50 and p95 marked, each labelled on a row of
+    its own in a band above the bars, where no bar reaches."""
     seconds = sorted(q["latency_s"] for q in report["questions"] if q.get("latency_s") is not None)
     if not seconds:
         return ""
-    width, height, left, bottom = 620, 170, 40, 30
-    top = max(seconds[-1], 0.001)
+    width, height, left, right, top, bottom = 620, 190, 40, 20, 40, 30
+    p50, p95 = report["summary"]["latency_p50_s"], report["summary"]["latency_p95_s"]
+    end = max(min(seconds[-1], (p95 or seconds[-1]) * 1.25), 0.001)
     bins = 20
     counts = [0] * bins
     for s in seconds:
-        counts[min(bins - 1, int(s / top * bins))] += 1
+        counts[min(bins - 1, int(s / end * bins))] += 1
     most = max(counts)
-    span_x, span_y = width - left - 20, height - bottom - 10
-    body = [f'<line x1="{left}" x2="{width - 20}" y1="{height - bottom}" y2="{height - bottom}" class="grid"/>']
+    span_x, span_y = width - left - right, height - bottom - top
+    base = height - bottom
+    body = [f'<line x1="{left}" x2="{width - right}" y1="{base}" y2="{base}" class="grid"/>']
     for n, count in enumerate(counts):
         h = span_y * count / most
         x = left + span_x * n / bins
         body.append(
-            f'<rect x="{x:.1f}" y="{height - bottom - h:.1f}" width="{span_x / bins - 2:.1f}" height="{h:.1f}" '
+            f'<rect x="{x:.1f}" y="{base - h:.1f}" width="{span_x / bins - 2:.1f}" height="{h:.1f}" '
             f'fill="#64748b"><title>{count} answers</title></rect>'
         )
-    for name, value in (("p50", report["summary"]["latency_p50_s"]), ("p95", report["summary"]["latency_p95_s"])):
+    for row, (name, value) in enumerate((("p50", p50), ("p95", p95))):
         if value is None:
             continue
-        x = left + span_x * value / top
-        body.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="10" y2="{height - bottom}" class="mark"/>')
-        body.append(_label(x + 3, 20 if name == "p50" else 34, f"{name} {value:.2f} s", "start", "value"))
+        x = left + span_x * min(value, end) / end
+        label_y = 13 + 15 * row
+        body.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{label_y + 3}" y2="{base}" class="mark"/>')
+        anchor, shift = ("end", -4) if x > left + span_x * 0.6 else ("start", 4)
+        body.append(_label(x + shift, label_y, f"{name} {value:.2f} s", anchor, "value"))
     body.append(_label(left, height - 10, "0 s", "start"))
-    body.append(_label(width - 20, height - 10, f"{top:.2f} s", "end"))
+    tail = "≥ " if seconds[-1] > end else ""
+    body.append(_label(width - right, height - 10, f"{tail}{end:.2f} s", "end"))
     return _chart("Latency (question written to answer published)", "".join(body), width, height)
 
 
-def _status_chart(report: Mapping[str, Any]) -> str:
-    statuses = report["summary"]["answer_status"]
-    if not statuses:
+def _calibration_chart(report: Mapping[str, Any]) -> str:
+    """Per `answer_status`, its answers right and wrong."""
+    colors = {"right": "#15803d", "wrong": "#b91c1c"}
+    rows = [
+        (status, [("right", c["right"]), ("wrong", c["wrong"])])
+        for status, c in report.get("calibration", {}).items()
+        if c["answers"]
+    ]
+    if not rows:
         return ""
-    colors = {"answered": "#15803d", "uncertain": "#f59e0b", "not_found": "#a3a3a3", "absent": "#cbd5e1"}
-    parts = [(k, statuses[k]) for k in statuses]
-    body, width, height = _stacked_bars([("answer_status", parts)], colors)
-    legend = [(k if k != "absent" else "absent (not published)", colors.get(k, "#64748b")) for k in statuses]
-    return _chart("metadata.answer_status of the answers", body, width, height, legend)
+    body, width, height = _stacked_bars(rows, colors)
+    return _chart("Right and wrong per answer_status", body, width, height, list(colors.items()))
 
 
 # --- failures -----------------------------------------------------------------------------------------------
@@ -421,10 +486,16 @@ _STYLE = """
 .report h1 { margin: 0 0 .3rem; font-size: 1.5rem; }
 .report h2 { font-size: 1.15rem; margin: 1.6rem 0 .6rem; }
 .overview p { margin: .2rem 0; color: #57606a; }
-.scroll { overflow-x: auto; }
+.overview .headline { color: #1f2328; font-weight: 600; font-size: 1.05rem; margin: .2rem 0 .5rem; }
+.overview .headline.warning { background: #fef3c7; border-left: 4px solid #d97706; padding: .5rem .8rem;
+  border-radius: 4px; }
+.tables { display: flex; flex-wrap: wrap; gap: 1rem; align-items: flex-start; }
+.tables > table { max-width: 100%; }
 table.figures { border-collapse: collapse; background: #fff; border-radius: 8px; font-size: .9rem; }
-table.figures th, table.figures td { padding: .35rem .6rem; border-bottom: 1px solid #e5e7eb; text-align: right;
-  white-space: nowrap; }
+table.figures caption { text-align: left; font-weight: 600; padding: 0 0 .3rem; color: #57606a; }
+table.figures th, table.figures td { padding: .35rem .6rem; border-bottom: 1px solid #e5e7eb; text-align: right; }
+table.figures td { white-space: nowrap; }
+table.figures tr:first-child th { vertical-align: bottom; font-weight: 600; max-width: 9rem; }
 table.figures th:first-child { text-align: left; }
 table.figures tr.total { font-weight: 600; }
 td.better { color: #15803d; font-weight: 600; }

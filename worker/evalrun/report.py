@@ -6,22 +6,26 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from evaluation import Score, compare, figures
-from evaluation.scoring import DECLINED, ERROR, RIGHT, documents_of, grouped
+from evaluation import Score, calibration, compare, figures, headline
+from evaluation.figures import documents_of, grouped
+from evaluation.scoring import DECLINED, ERROR, RIGHT
 from worker.evalrun.asking import Asked, Run
 
 SCHEMA = "segcite-eval/1"
-KIND_ORDER = ("field", "table", "unanswerable", "user", "model")
+KIND_ORDER = ("field", "label", "sentence", "definition", "table", "unanswerable", "user", "model")
 
 
 def build_report(
     run: Run, scores: Sequence[Score], asked: Mapping[str, Asked], about: Mapping[str, Any]
 ) -> dict[str, Any]:
     """The whole report; `asked` maps question ids to their runs, `about` says what was evaluated (workspace,
-    answerer, where the questions came from, concurrency)."""
+    answerer, where the questions came from, what generation gave, concurrency)."""
+    answerable = sum(a.question.answerable for a in run.asked)
     return {
         "schema": SCHEMA,
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "headline": headline(len(run.asked), answerable, about.get("generation")),
+        "generation": None,
         **about,
         "run": {
             "questions": len(run.asked),
@@ -31,6 +35,7 @@ def build_report(
             "seconds": round(run.seconds, 2),
         },
         "summary": figures(scores),
+        "calibration": calibration(scores),
         "by_kind": grouped(scores, lambda s: [s.question.kind]),
         "by_document": grouped(scores, documents_of),
         "questions": [_question_row(s, asked[s.question.id]) for s in scores],
@@ -81,6 +86,20 @@ def _pct(rate: float | None) -> str:
 
 def _sec(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}s"
+
+
+def summary(report: Mapping[str, Any]) -> str:
+    """What `segcite eval` prints at its end: the headline first (how many questions were answerable, and when
+    that is fewer than asked, or none), the figures per kind, then the calibration per `answer_status`."""
+    return "\n\n".join([report["headline"], summary_table(report), calibration_table(report)])
+
+
+def calibration_table(report: Mapping[str, Any]) -> str:
+    """Per `answer_status`: answers, how many right and wrong, and the share right (the precision of `answered`)."""
+    rows = [["answer_status", "answers", "right", "wrong", "right share"]]
+    for status, c in report["calibration"].items():
+        rows.append([status, str(c["answers"]), str(c["right"]), str(c["wrong"]), _pct(c["right_rate"])])
+    return _aligned(rows)
 
 
 def summary_table(report: Mapping[str, Any]) -> str:
