@@ -22,13 +22,15 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from rapidfuzz import fuzz, process
+
 from ingest import Segment
 from query.fit.asked import Asked
 from query.fit.documents import ScopeWords
 from query.fit.kind import KindCheck
 from query.fit.words import ATTRIBUTES, LABEL_WORDS, claim_words, names_held, names_of
 from query.language.layout import layout_pairs
-from query.language.question import Clue, Kind, Part, Words, stem
+from query.language.question import NOT_RELATIONS, Clue, Kind, Part, Words, stem
 from query.language.terms import MONTH, QUESTION_WORDS, STOPWORDS, fold, is_cjk
 
 LABEL, CELL, SENTENCE = "label", "table cell", "sentence"
@@ -36,7 +38,8 @@ REACH = 8  # words before a value where its label or the question's verb must be
 DEFINITION_REACH = 4  # words after a value where a definition must name the attribute ("(the Licensor)")
 UNTYPED_VALUES = 8  # an untyped claim's first words that the question does not hold: one of them is its value
 SUBJECT_SHARE = 0.5  # at least this share of the subject's words is said around the value or by the title
-SUBJECT_WORDS = 2  # a subject of fewer words is not checked
+SUBJECT_WORDS = 2  # a subject of fewer words is only looked for in the whole document
+FUZZY_CHARS, FUZZY_SCORE = 6, 85  # a word this long is found misread by OCR ("PRNTER"), this close
 # A clause ends here: what is before says nothing of what is after. (Not an abbreviation's period, "Appl. No.",
 # "Dec. 5": a sentence's last word is a lower-case word, a number, or closes a bracket or a quote.)
 _BOUNDARY = re.compile(r"(?:(?<![\w.])[a-z]{3,}|\d|[)\]\"'”])(?P<end>[.!?])(?=\s|$)|(?P<stop>[;\n])")
@@ -65,6 +68,7 @@ _MONTH_ONLY = re.compile(MONTH, re.IGNORECASE)
 # A default stated on its own: "Default value is", "The default is", "Defaults to", "(default:".
 _DEFAULT_IS = re.compile(r"(?:the\s+)?default(?:\s+value)?(?:\s+(?:is|are|was))?\s*[:=]?|defaults?\s+to", re.IGNORECASE)
 _OWNING = frozenset("of for".split())
+_FROM = frozenset("from of by".split())
 _LINKS = frozenset(
     "is are was were be to equals called named by of for from".split()
 )  # what may link an untyped value to its name
@@ -284,7 +288,7 @@ class RelationCheck:
             missing = [c for c in specific if c not in held]
             relaxed = len(missing) == 1 and words.holds(specific[-1]) and missing[0].word != "default"
             return relaxed and not self._says_more(claim_words(whole if whole is not None else text))
-        verbs = [v for v in self.asked.question.verbs if v not in {c.word for c in part.focus}]
+        verbs = [v for v in (*self.asked.question.verbs, *part.relation[:1]) if v not in {c.word for c in part.focus}]
         if verbs and not any(stem(v) in words.stems for v in verbs):
             return False  # "what amount was enclosed": an amount, enclosed
         subject = self._subjects.get(id(part), ()) if labelled else ()
@@ -384,7 +388,7 @@ class RelationCheck:
         """The question's words that say whose attribute is asked, beyond its focus, its names and its verbs:
         "earlier", "application" of "the earlier application's filing date"."""
         named = {w for name in self.asked.question.names for w in name}
-        verbs = {stem(w) for w in (*part.relation, *self.asked.question.verbs)}
+        verbs = {stem(w) for w in (*part.relation, *self.asked.question.verbs, *NOT_RELATIONS)}
         focus = {c for p in self.asked.parts for c in p.focus}  # (the other parts' focus is theirs)
         return tuple(
             c
@@ -406,7 +410,9 @@ class RelationCheck:
         if subject is None:
             subject = self._subject_of(part)
         if len(subject) < SUBJECT_WORDS:
-            return True  # (one word is as often the document's own as another thing's)
+            # (one word is as often the document's own as another thing's: it is only looked for in the whole of what
+            # is known of the document, "dblatex" in a manual of GNU Prolog)
+            return not subject or _said_in(subject[0], self._scope_words(segment, stems=True))
         here = claim_words(f"{said}\n{self._scope_words.title(segment, TITLE_LINES)}")
         return sum(here.holds(c) for c in subject) >= SUBJECT_SHARE * len(subject)
 
@@ -508,6 +514,15 @@ def _untyped_values(text: str, known: frozenset[str]) -> list[str]:
     return list(dict.fromkeys(words))[:UNTYPED_VALUES]
 
 
+def _said_in(clue: Clue, words: Words) -> bool:
+    """The clue is one of the words, or, for a long word, one of them as OCR may have read it ("PRNTER")."""
+    if words.holds(clue):
+        return True
+    if len(clue.word) < FUZZY_CHARS:
+        return False
+    return process.extractOne(clue.word, words.tokens, scorer=fuzz.ratio, score_cutoff=FUZZY_SCORE) is not None
+
+
 def _labels(lead: str) -> bool:
     """The lead ends as a label does: a colon, a dash, an equals sign, or a word in capitals ("VIGENCIA")."""
     stripped = lead.rstrip()
@@ -536,7 +551,10 @@ def _document_names(asked: Asked) -> frozenset[tuple[str, ...]]:
     named = set()
     for name in asked.scope_names:
         for i in range(len(words) - len(name) + 1):
-            if tuple(words[i : i + len(name)]) == name and (i + len(name) in documents or i - 1 in documents):
+            if tuple(words[i : i + len(name)]) != name:
+                continue
+            after_document = i - 1 in documents or (i >= 2 and words[i - 1] in _FROM and i - 2 in documents)
+            if i + len(name) in documents or after_document:  # "the invoice from Company ABC"
                 named.add(name)
     return frozenset(named)
 

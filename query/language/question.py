@@ -456,10 +456,14 @@ def read_question(text: str) -> Question:
 
 # Verbs a question asks through after its subject ("by what date must Company ABC *pay*"): a date is not any date.
 _QUESTION_VERBS = frozenset(
-    "pay use apply send ship mail renew expire start begin end last cost charge need require contain include run "
+    "pay use apply send ship mail renew expire start begin end last cost charge need require contain include run write "
     "produce support".split()
 )
-_NOT_RELATIONS = frozenset(
+_DOCUMENT_WORDS = frozenset(
+    "form invoice receipt bill document manual guide page report statement card license licence passport contract "
+    "agreement patent letter stub sheet file".split()
+)
+NOT_RELATIONS = frozenset(
     "due printed shown written given listed stated mentioned indicated displayed reported recorded noted included "
     "specified found".split()
 )
@@ -477,7 +481,7 @@ def _verbs(text: str) -> frozenset[str]:
         if before in _BE | _DO and (after.endswith(("ed", "en")) or after in _PARTICIPLES)
     } | {w for w in words[asks:] if w in _PARTICIPLES or w in _QUESTION_VERBS}
     # ("when is payment due": what is asked; "what date is printed on it": where, not how)
-    return frozenset(verbs - _NOT_RELATIONS)
+    return frozenset(verbs - NOT_RELATIONS)
 
 
 _TOPIC = re.compile(r"[はがを]")
@@ -582,7 +586,9 @@ def _read_part(text: str, clues: dict[str, Clue], name_words: set[str]) -> Part:
     kind = _kind_of(text, run)
     generic = frozenset(_GENERIC.get(kind, "").split())
     closing, role = _closing(text, words)
-    relation = tuple(w for w in (closing, role) if w) if closing else ()
+    # (not a verb that only says where the value is, nor a document the question ends on: "… on her intake form")
+    verb = closing and closing not in NOT_RELATIONS and closing not in _DOCUMENT_WORDS
+    relation = tuple(w for w in (closing, role) if w) if verb else ()
     # "When was the paper communicated?", "On what date will it be debited?", "Who is the invoice addressed to?":
     # the verb names what is asked ("which city does she live in": the city).
     by_verb = (kind is Kind.DATE and set(run) <= generic) or (kind is Kind.NAME and words[:1] in (["who"], ["whom"]))
