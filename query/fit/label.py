@@ -15,6 +15,10 @@ LABEL_CHARS = 80  # a label is short: a longer claim says something
 FRAGMENT_WORDS = 3  # a fragment is this short at most (a longer run of words may well answer)
 _VERB_WORDS = frozenset("is are was were be been has have had does do did can will may must".split())
 _VERB_ENDINGS = ("ed", "es", "ing")
+# Words no sentence or clause ends on: an article, a preposition, an auxiliary ("… has been", "… for the").
+_CUT_ENDS = frozenset(
+    "a an the and or of to in on at by for with from that which as has have had been be is are was".split()
+)
 HEADER_WORDS = 5
 _DIGIT = re.compile(r"\d")
 _WORDS = re.compile(r"\w+")
@@ -45,8 +49,12 @@ class LabelCheck:
         return None
 
     def is_fragment(self, text: str) -> bool:
-        """Words cut out of a sentence or a line of code ("real opacity"): a few lower-case words, no label, no
-        number, no name, no verb, where the question asks for no kind of value that a bare value would be."""
+        """Words cut out of a sentence or a line of code: a clause cut before its end ("the default value for the
+        --dsymutil option has been"), or, where the question asks for no kind of value a bare value would be, a few
+        lower-case words, no label, no number, no name, no verb ("real opacity")."""
+        last = _WORDS.findall(text.rstrip(" .;,"))[-1:]
+        if last and last[0].casefold() in _CUT_ENDS and not text.rstrip().endswith((".", "?", "!", ")", '"')):
+            return True
         if any(p.kind is not Kind.ANY for p in self.asked.parts):
             return False
         words = _WORDS.findall(text)

@@ -47,7 +47,7 @@ _NUMBER = re.compile(r"\d[\d,./-]*")
 _WORD = re.compile(r"\w+")
 _VERB_FORM = re.compile(r"[a-z]+(?:ed|ing|ly)")  # "derived", "using", "usually": no untyped value
 _WORD_AND_DOT = re.compile(r"\w+\.?")
-_TOKEN = re.compile(r"\w+(?:[.@/:-]\w+)*")
+_TOKEN = re.compile(r"(?<![\w-])-{0,2}\w+(?:[.@/:-]\w+)*")  # ("--dsymutil" is one word, no label's dash)
 _AUXILIARIES = frozenset("has have had was were is are also then later".split())
 _PARENTHESIS = re.compile(r"\([^()]*\)")
 _LABEL_END = (":", "=", "#", "|", "-", "–", "—")
