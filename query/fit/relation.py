@@ -30,7 +30,7 @@ from query.fit.documents import ScopeWords
 from query.fit.kind import KindCheck
 from query.fit.words import ATTRIBUTES, LABEL_WORDS, claim_words, names_held, names_of
 from query.language.layout import layout_pairs
-from query.language.question import NOT_RELATIONS, Clue, Kind, Part, Words, stem
+from query.language.question import CODE_NAME, NOT_RELATIONS, Clue, Kind, Part, Words, stem
 from query.language.terms import MONTH, QUESTION_WORDS, STOPWORDS, fold, is_cjk
 
 LABEL, CELL, SENTENCE = "label", "table cell", "sentence"
@@ -61,6 +61,7 @@ _DEFINITION = re.compile(
 _CELL = " | "
 _EMPTY_CELLS = frozenset({"", "—", "-"})
 _WHO = frozenset("who whom".split())
+_BY_DEFAULT = re.compile(r"^\W*(?:\w+\W+)?(?:by|per)\s+default\b", re.IGNORECASE)
 _NEGATIONS = frozenset("not no never without none nor cannot n't".split())
 _DOES_WHAT = re.compile(r"what (?:does|do|did|will) (?:the |a |an )?(.+?) do\s*\??")
 _NUMBER_WORDS = frozenset("number numbers numero nummer numéro número".split())
@@ -72,7 +73,9 @@ _FROM = frozenset("from of by".split())
 _LINKS = frozenset(
     "is are was were be to equals called named by of for from".split()
 )  # what may link an untyped value to its name
-_COPULAS = frozenset("is are was were be been being will shall can may must set equals equal".split())
+_COPULAS = frozenset(
+    "is are was were be been being will shall can may must set equals equal about approximately around roughly".split()
+)
 # Words that name the document or the field, not whose attribute is asked ("on the invoice", "the form's date").
 _NOT_A_SUBJECT = (
     frozenset(
@@ -145,6 +148,9 @@ class RelationCheck:
         self._specific = {id(p): self._specific_of(p) for p in asked.parts}
         self._owners = {id(p): _owning_names(asked, p) for p in asked.parts}
         self._document_names = _document_names(asked)
+        self._code_names = {
+            tuple(w.casefold() for w in _WORD.findall(m.group())) for m in CODE_NAME.finditer(asked.question.text)
+        }
         does = _DOES_WHAT.fullmatch(fold(asked.text).strip())
         self._does_what = does.group(1) if does else ""  # ("what does rand(-1) do": what a thing does is asked)
         # ("who wrote it": the verb is the focus, and the value its agent)
@@ -207,7 +213,7 @@ class RelationCheck:
             lead, trail = _lead(unit.text, start), _trail(unit.text, end)
             if not self._subject_held(part, f"{lead} {trail}", segment):
                 continue
-            if self._named_before(part, lead) or self._default_of(part, unit.text[:start], lead):
+            if self._named_before(part, lead, trail) or self._default_of(part, unit.text[:start], lead):
                 if self._ambiguous(lead, trail, segment):
                     continue
                 return LABEL if _labels(lead) or start in unit.line_starts else SENTENCE
@@ -250,6 +256,8 @@ class RelationCheck:
         missing = [n for n in names if not names_held(n, here)]
         if not missing or unit.row:
             return not missing  # (a row's name is its own: "Tool A" of another row is no answer)
+        if any(n in self._code_names for n in missing):
+            return False  # (an option or an identifier is said where its value is, not by a manual's first page)
         title = names_of(self._scope_words.title(segment, lines=None))
         return all(names_held(n, title) for n in missing)
 
@@ -305,12 +313,13 @@ class RelationCheck:
         """The focus words a label must say: not the generic ones (a value says "date" itself), nor a verb of the
         question ("the total *paid*"), unless nothing else is left ("When was it *filed*?")."""
         specific = [c for c in part.focus if c.word not in part.generic]
+        specific = [c for c in specific if not c.forms & LABEL_WORDS] or specific  # ("the default *value*")
         nouns = [c for c in specific if c.word not in self.asked.question.verbs] or specific
         # ("which font does it use by default": the default font, not any font it may use)
         default = [c for c in self.asked.question.clues if c.word == "default" and c not in nouns]
         return [*default, *nouns] if nouns else nouns
 
-    def _named_before(self, part: Part, lead: str) -> bool:
+    def _named_before(self, part: Part, lead: str, trail: str = "") -> bool:
         """The lead names the attribute (or ends on the question's verb: "written by", "used for"), and nothing but
         function words, field names or a parenthesis stand between that and the value."""
         clean = _PARENTHESIS.sub(" ", lead)
@@ -321,7 +330,7 @@ class RelationCheck:
             tail = clean[found[-cut].start() :]
             if _says_relation(tail, part.relation) and self._relation_names(part, clean):
                 return True
-            if self._names(part, tail, clean, labelled=labelled):
+            if self._names(part, _by_default(tail, trail), clean, labelled=labelled):
                 if (
                     part.kind is Kind.NAME
                     and id(part) in self._agents
@@ -521,6 +530,11 @@ def _said_in(clue: Clue, words: Words) -> bool:
     if len(clue.word) < FUZZY_CHARS:
         return False
     return process.extractOne(clue.word, words.tokens, scorer=fuzz.ratio, score_cutoff=FUZZY_SCORE) is not None
+
+
+def _by_default(tail: str, trail: str) -> str:
+    """ "The small distance is 256 bytes by default": a default said after its value names the attribute too."""
+    return f"{tail} default" if _BY_DEFAULT.match(trail) else tail
 
 
 def _labels(lead: str) -> bool:

@@ -553,14 +553,14 @@ def _names(text: str) -> tuple[tuple[str, ...], ...]:
     # a foreign name in katakana, its parts joined by "・": "ジョン・スミス" (John Smith)
     runs += [m.group().split("・") for m in _KATAKANA_NAME.finditer(text)]
     # an option or an identifier written as code ("--tool", "crop.mode", "emptyTableAction") names one thing too
-    runs += [[w.casefold() for w in _WORD.findall(m.group())] for m in _CODE_NAME.finditer(text)]
+    runs += [[w.casefold() for w in _WORD.findall(m.group())] for m in CODE_NAME.finditer(text)]
     named = tuple(tuple(run) for run in runs if any(len(w) > 1 and not _is_function(w) for w in run))
     return tuple(dict.fromkeys(named))
 
 
 # "--tool", "-s", "crop.mode", "rl_config", "emptyTableAction": a word written as code (a lower-case one: a
 # capitalized one is a name already).
-_CODE_NAME = re.compile(r"(?<![\w-])--?[a-z][\w-]*|\b[a-z]+(?:[._][a-z0-9]+)+\b|\b[a-z]+[A-Z][A-Za-z0-9]*\b")
+CODE_NAME = re.compile(r"(?<![\w-])--?[a-z][\w-]*|\b[a-z]+(?:[._][a-z0-9]+)+\b|\b[a-z]+[A-Z][A-Za-z0-9]*\b")
 
 
 # A month and its year ("April 2018", "Sep. 24, 2019"), or a year alone: a date the question gives, not a name.
