@@ -148,8 +148,9 @@ class RelationCheck:
         self._specific = {id(p): self._specific_of(p) for p in asked.parts}
         self._owners = {id(p): _owning_names(asked, p) for p in asked.parts}
         self._document_names = _document_names(asked)
-        self._code_names = {
-            tuple(w.casefold() for w in _WORD.findall(m.group())) for m in CODE_NAME.finditer(asked.question.text)
+        self._code_names = {  # (the name's words -> the code as the question writes it, its dashes left out)
+            tuple(w.casefold() for w in _WORD.findall(m.group())): m.group().lstrip("-")
+            for m in CODE_NAME.finditer(asked.question.text)
         }
         does = _DOES_WHAT.fullmatch(fold(asked.text).strip())
         self._does_what = does.group(1) if does else ""  # ("what does rand(-1) do": what a thing does is asked)
@@ -202,15 +203,19 @@ class RelationCheck:
         return values
 
     def _states(self, part: Part, unit: _Unit, value: str, segment: Segment) -> str | None:
-        if not self._names_held(part, unit, segment):
-            return None
         for start in _occurrences(unit.text, value):
             end = start + len(value)
             if unit.row:
-                if how := self._cell(part, unit, start, end, segment):
+                if self._names_held(part, unit.text, segment, row=True) and (
+                    how := self._cell(part, unit, start, end, segment)
+                ):
                     return how
                 continue
             lead, trail = _lead(unit.text, start), _trail(unit.text, end)
+            # (where the value is: its label, back to the colon of another label before it, and what follows it)
+            around = f"{lead.rpartition(': ')[2] if lead.count(':') > 1 else lead} {unit.text[start:end]} {trail}"
+            if not self._names_held(part, around, segment):
+                continue
             if not self._subject_held(part, f"{lead} {trail}", segment):
                 continue
             if self._named_before(part, lead, trail) or self._default_of(part, unit.text[:start], lead):
@@ -241,10 +246,11 @@ class RelationCheck:
         item = before[: before.rfind(lead)] if lead else before
         return self._names(part, f"{item} default", labelled=False)
 
-    def _names_held(self, part: Part, unit: _Unit, segment: Segment) -> bool:
-        """The names that say which of the attribute is asked are said where the value is, or by the document's
-        title (a licence's holder): "the *Harvard* estimate", "units of *Tool A*", "*Lundmark's* solution" (a name
-        the document is of is the scope check's)."""
+    def _names_held(self, part: Part, said: str, segment: Segment, *, row: bool = False) -> bool:
+        """The names that say which of the attribute is asked are said where the value is (`said`), or by the
+        document's title (a licence's holder): "the *Harvard* estimate", "units of *Tool A*", "*Lundmark's*
+        solution", "the *--tool* option" (as written: "--segment-merging-interval" is another option); a name the
+        document is of is the scope check's."""
         names = self._owners.get(id(part))
         if names is None:
             names = _owning_names(self.asked, part)
@@ -252,14 +258,19 @@ class RelationCheck:
             names = tuple(n for n in self.asked.scope_names if n not in self._document_names)
         if not names:
             return True
-        here = names_of(unit.text)
-        missing = [n for n in names if not names_held(n, here)]
-        if not missing or unit.row:
+        here = names_of(said)
+        missing = [n for n in names if not self._code_held(n, said) or not names_held(n, here)]
+        if not missing or row:
             return not missing  # (a row's name is its own: "Tool A" of another row is no answer)
         if any(n in self._code_names for n in missing):
             return False  # (an option or an identifier is said where its value is, not by a manual's first page)
         title = names_of(self._scope_words.title(segment, lines=None))
         return all(names_held(n, title) for n in missing)
+
+    def _code_held(self, name: tuple[str, ...], said: str) -> bool:
+        """A name written as code is said as written, whole: "--segment-merging" is not "--segment-merging-interval"."""
+        code = self._code_names.get(name)
+        return code is None or re.search(rf"(?<![\w-]){re.escape(code)}(?![\w-])", said, re.IGNORECASE) is not None
 
     def _cell(self, part: Part, unit: _Unit, start: int, end: int, segment: Segment) -> str | None:
         """The row's label and the head of the value's column name the attribute; the subject is the row's."""
