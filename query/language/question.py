@@ -552,9 +552,10 @@ def _names(text: str) -> tuple[tuple[str, ...], ...]:
         previous_end = match.end() if capital else -1
     # a foreign name in katakana, its parts joined by "・": "ジョン・スミス" (John Smith)
     runs += [m.group().split("・") for m in _KATAKANA_NAME.finditer(text)]
-    # an option or an identifier written as code ("--tool", "crop.mode", "emptyTableAction") names one thing too
-    runs += [[w.casefold() for w in _WORD.findall(m.group())] for m in CODE_NAME.finditer(text)]
-    named = tuple(tuple(run) for run in runs if any(len(w) > 1 and not _is_function(w) for w in run))
+    named = [tuple(run) for run in runs if any(len(w) > 1 and not _is_function(w) for w in run)]
+    # an option or an identifier written as code ("--tool", "--show", "crop.mode", "emptyTableAction") names one
+    # thing too, whatever its words ("show" is a question word)
+    named += [tuple(w.casefold() for w in _WORD.findall(m.group())) for m in CODE_NAME.finditer(text)]
     return tuple(dict.fromkeys(named))
 
 
