@@ -270,7 +270,7 @@ class RelationCheck:
     def _code_held(self, name: tuple[str, ...], said: str) -> bool:
         """A name written as code is said as written, whole: "--segment-merging" is not "--segment-merging-interval"."""
         code = self._code_names.get(name)
-        return code is None or re.search(rf"(?<![\w-]){re.escape(code)}(?![\w-])", said, re.IGNORECASE) is not None
+        return code is None or re.search(rf"(?<![\w-])-*{re.escape(code)}(?![\w-])", said, re.IGNORECASE) is not None
 
     def _cell(self, part: Part, unit: _Unit, start: int, end: int, segment: Segment) -> str | None:
         """The row's label and the head of the value's column name the attribute; the subject is the row's."""
