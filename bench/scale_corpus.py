@@ -135,12 +135,14 @@ class ClusteredEmbeddings(FakeOpenAI):
         if not path.endswith("/embeddings"):
             return super().default(path, body)
         inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
-        vectors = [self.known.get(text, None) for text in inputs]
         data = [
-            {"object": "embedding", "index": i, "embedding": (v if v is not None else self.clusters.of_text(t)).tolist()}
-            for i, (t, v) in enumerate(zip(inputs, vectors, strict=True))
+            {"object": "embedding", "index": i, "embedding": self.vector_of(t).tolist()} for i, t in enumerate(inputs)
         ]
         return {"object": "list", "model": body["model"], "data": data}
+
+    def vector_of(self, text: str) -> np.ndarray:
+        known = self.known.get(text)
+        return known if known is not None else self.clusters.of_text(text)
 
 
 def literal(vector: np.ndarray) -> str:

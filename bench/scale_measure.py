@@ -100,7 +100,7 @@ def distances_of(conn, tables: Tables, path: str, space: Workspace, vector: Any,
         ).fetchall()
     else:
         rows = conn.execute(
-            f'select full_doc_id || \':\' || chunk_order_index, content_vector <=> %s::halfvec from "{tables.dense}" '
+            f"select full_doc_id || ':' || chunk_order_index, content_vector <=> %s::halfvec from \"{tables.dense}\" "
             "where workspace = %s and (full_doc_id, chunk_order_index) in (select * from unnest(%s::text[], %s::int[]))",
             ("[" + ",".join(map(str, vector.tolist())) + "]", workspace_name(space.id), docs, idx),
         ).fetchall()
@@ -186,7 +186,9 @@ def _measure_size(rt, conn, tables: Tables, path: str, label: str, group, querie
         recalls.append(_recall(rt, conn, tables, path, space, question, found))
         if SCOPED:
             scope = _scope(rng, space, fact, SCOPE_DOCUMENTS)
-            scoped = timings.time("scoped_fused", lambda: retrieve_context(rt.rag, source, question, top_k, scope=scope))
+            scoped = timings.time(
+                "scoped_fused", lambda: retrieve_context(rt.rag, source, question, top_k, scope=scope)
+            )
             scoped_outside += sum(s.document_id not in scope for s in scoped)
             scoped_facts += fact is not None and fact.segment_id in {s.segment_id for s in scoped}
             timings.time("scoped_text", lambda: source.search(search_terms(question), pool, scope=scope))
@@ -251,4 +253,3 @@ def server_figures(database_url: str, tables: Tables) -> dict[str, Any]:
             for name in ("shared_buffers", "effective_cache_size", "work_mem", "maintenance_work_mem")
         }
     return {"sizes": sizes, "settings": settings}
-
