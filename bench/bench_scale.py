@@ -59,8 +59,15 @@ from worker.processes import worker_argv  # noqa: E402
 from worker.runtime import Runtime, make_runtime  # noqa: E402
 from worker.settings import Settings  # noqa: E402
 
+OPERATORS_INDEX_TYPE = os.environ.get("POSTGRES_VECTOR_INDEX_TYPE")
+
 
 def runtime(home: Path, database_url: str, redis_url: str, **overrides: Any) -> Runtime:
+    """A runtime of these settings. LightRAG reads its index type from the environment, where a runtime made before
+    in this process may have left its own: it is set back to the operator's (a checkout before issue 44 did not)."""
+    os.environ.pop("POSTGRES_VECTOR_INDEX_TYPE", None)
+    if OPERATORS_INDEX_TYPE is not None:
+        os.environ["POSTGRES_VECTOR_INDEX_TYPE"] = OPERATORS_INDEX_TYPE
     return make_runtime(
         Settings(
             redis_url=redis_url, database_url=database_url, segcite_home=home, segcite_object_store="local", **overrides

@@ -16,9 +16,9 @@ import numpy as np
 import psycopg
 from scale_corpus import QUESTION_NOISE, SMALL_LABEL, ClusteredEmbeddings, Tables, Text, Workspace
 
+from ingest import leading_tag_id
 from query.fusion import search_terms
 from worker import answers
-from ingest import leading_tag_id
 from worker.rag import sparse, workspace_name
 from worker.retrieval import CANDIDATES_PER_SLOT, retrieve_context
 from worker.runtime import Runtime
@@ -37,10 +37,14 @@ def percentile(values: Sequence[float], p: float) -> float:
 
 
 def questions_for(space: Workspace, text: Text, count: int) -> list[str]:
-    """Planted-fact questions first, then "What about <six words>?" drawn like the corpus."""
-    questions = [f.question for f in space.facts][:count]
+    """Planted-fact questions and "What about <six words>?" drawn like the corpus, in turns (while facts last)."""
+    facts = [f.question for f in space.facts]
+    questions = []
     while len(questions) < count:
-        questions.append("What about " + text.sentences(1, 6)[0].rstrip(".").lower() + "?")
+        if facts and len(questions) % 2 == 0:
+            questions.append(facts.pop(0))
+        else:
+            questions.append("What about " + text.sentences(1, 6)[0].rstrip(".").lower() + "?")
     return questions
 
 
@@ -100,8 +104,9 @@ def distances_of(conn, tables: Tables, path: str, space: Workspace, vector: Any,
         ).fetchall()
     else:
         rows = conn.execute(
-            f"select full_doc_id || ':' || chunk_order_index, content_vector <=> %s::halfvec from \"{tables.dense}\" "
-            "where workspace = %s and (full_doc_id, chunk_order_index) in (select * from unnest(%s::text[], %s::int[]))",
+            f"select full_doc_id || ':' || chunk_order_index, content_vector <=> %s::halfvec "
+            f'from "{tables.dense}" where workspace = %s '
+            "and (full_doc_id, chunk_order_index) in (select * from unnest(%s::text[], %s::int[]))",
             ("[" + ",".join(map(str, vector.tolist())) + "]", workspace_name(space.id), docs, idx),
         ).fetchall()
     return dict(rows)
@@ -111,9 +116,9 @@ class Timings:
     def __init__(self) -> None:
         self.values: dict[str, list[float]] = {}
 
-    def time(self, name: str, call: Callable[[], Any]) -> Any:
+    def time(self, name: str, call: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         start = time.perf_counter()
-        result = call()
+        result = call(*args, **kwargs)
         self.values.setdefault(name, []).append(time.perf_counter() - start)
         return result
 
@@ -174,27 +179,26 @@ def _measure_size(rt, conn, tables: Tables, path: str, label: str, group, querie
         space = chosen[number % len(chosen)]
         question = asked[space.id][number // len(chosen)]
         source = WorkspaceSegments(rt.store, space.id)
-        timings.time("text", lambda: source.search(search_terms(question), pool))
-        found = timings.time("vector", lambda: rt.rag.retrieve(space.id, question, pool))
-        context = timings.time("fused", lambda: retrieve_context(rt.rag, source, question, top_k))
+        terms = search_terms(question)
+        timings.time("text", source.search, terms, pool)
+        found = timings.time("vector", rt.rag.retrieve, space.id, question, pool)
+        context = timings.time("fused", retrieve_context, rt.rag, source, question, top_k)
         fact = next((f for f in space.facts if f.question == question), None)
         if fact is not None:
             facts_asked += 1
             facts_found += fact.segment_id in {s.segment_id for s in context}
         if path == "hash":
-            timings.time("ask", lambda: ask(rt, space, question))
+            timings.time("ask", ask, rt, space, question)
         recalls.append(_recall(rt, conn, tables, path, space, question, found))
         if SCOPED:
             scope = _scope(rng, space, fact, SCOPE_DOCUMENTS)
-            scoped = timings.time(
-                "scoped_fused", lambda: retrieve_context(rt.rag, source, question, top_k, scope=scope)
-            )
+            scoped = timings.time("scoped_fused", retrieve_context, rt.rag, source, question, top_k, scope=scope)
             scoped_outside += sum(s.document_id not in scope for s in scoped)
             scoped_facts += fact is not None and fact.segment_id in {s.segment_id for s in scoped}
-            timings.time("scoped_text", lambda: source.search(search_terms(question), pool, scope=scope))
-            timings.time("scoped_vector", lambda: rt.rag.retrieve(space.id, question, pool, scope=scope))
+            timings.time("scoped_text", source.search, terms, pool, scope=scope)
+            timings.time("scoped_vector", rt.rag.retrieve, space.id, question, pool, scope=scope)
             half = _scope(rng, space, fact, max(1, len(space.documents) // 2))
-            timings.time("half_fused", lambda: retrieve_context(rt.rag, source, question, top_k, scope=half))
+            timings.time("half_fused", retrieve_context, rt.rag, source, question, top_k, scope=half)
     measured = [r for r in recalls if r is not None]
     return {
         "workspace": label,
