@@ -247,13 +247,12 @@ def main(argv: Sequence[str] | None = None) -> None:
             save_plan(home / "plan.json", tables, spaces, figures)
         report["n"] = sum(space.size for space in spaces)
         report["build"] = figures
-        report["server"] = server_figures(database_url, tables)
         if not args.build_only:
             rts = {
                 "openai": lambda: dense_runtime(home, database_url, redis_url, server, tables.dim),
                 "hash": lambda: runtime(home, database_url, redis_url),
             }
-            report["retrieval"] = measure(rts, database_url, tables, spaces, args.queries, server, say)
+            report["retrieval"] = measure(rts, database_url, tables, spaces, args.queries, server, say, figures)
         report["ingest"] = {}
         if args.ingest_documents and not args.build_only:
             rt = runtime(home, database_url, redis_url)
@@ -283,6 +282,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 finally:
                     slow.close()
                     slow_server.server.shutdown()
+        report["server"] = server_figures(database_url, tables)
     finally:
         if server is not None:
             server.server.shutdown()
@@ -298,6 +298,8 @@ def main(argv: Sequence[str] | None = None) -> None:
 def print_report(report: dict[str, Any]) -> None:
     build_figures = report["build"]
     print(f"N = {report['n']} segments, built in {build_figures.get('build_seconds', 0):.0f} s")
+    for label, seconds in build_figures.get("workspace_index_seconds", {}).items():
+        print(f"HNSW index of the {label} workspace built in {seconds:.0f} s")
     if "retrieval" in report:
         print_table(report["retrieval"])
     for name, size in report["server"]["sizes"].items():

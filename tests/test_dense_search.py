@@ -20,7 +20,7 @@ from ingest import Segment, tagged_text
 from worker.embeddings import OpenAIEmbedder
 from worker.rag import RagStore, workspace_name
 from worker.settings import Settings
-from worker.vector_search import scope_index_name
+from worker.vector_search import scope_index_name, workspace_index_name
 
 DIM = 64
 K = 10
@@ -52,6 +52,7 @@ def rag(database_without_worker: str, services, service_home: Path, server) -> I
         segcite_embedding_dim=DIM,
         openai_base_url=server.url,
         openai_api_key="stub-key",
+        segcite_hnsw_workspace_min=2_000,  # the workspace below passes it midway: its own index is built then
     )
     store = RagStore(settings, database_without_worker, OpenAIEmbedder(settings))
     yield store
@@ -81,12 +82,9 @@ def _table(rag: RagStore, workspace: str) -> str:
     return rag._run(name(), 60)
 
 
-def exact_top(server: TopicEmbeddings, question: str, segments: list[Segment], k: int) -> tuple[list[str], float]:
-    """The exact top K by cosine distance, and the K-th distance."""
-    vectors = np.array([server.vector_of(tagged_text(s)) for s in segments])
-    distances = 1 - vectors @ server.vector_of(question)
-    order = np.argsort(distances)[:k]
-    return [segments[i].segment_id for i in order], float(distances[order[-1]])
+def exact_top(server: TopicEmbeddings, question: str, segments: list[Segment], k: int) -> float:
+    """The K-th smallest cosine distance: the exact top K's farthest."""
+    return float(np.sort(_distances(server, question, segments))[k - 1])
 
 
 def plan_of(conn: psycopg.Connection, rag: RagStore, workspace: str, vector: np.ndarray, scope: list[str] | None):
@@ -119,7 +117,7 @@ def test_the_approximate_search_returns_the_exact_top_k(rag: RagStore, server, w
     for topic in range(12):
         question = f"What does the report say about topic{topic}?"
         found = rag.retrieve(workspace_id, question, K)
-        exact, kth = exact_top(server, question, segments, K)
+        kth = exact_top(server, question, segments, K)
         distances = {s.segment_id: d for s, d in zip(segments, _distances(server, question, segments), strict=True)}
         assert len(found) == K
         # Found no farther than the exact K-th (half precision: a tie may swap), in order.
@@ -133,13 +131,22 @@ def _distances(server: TopicEmbeddings, question: str, segments: list[Segment]) 
     return 1 - vectors @ server.vector_of(question)
 
 
-def test_the_workspace_s_search_runs_on_the_hnsw_index(rag: RagStore, server, workspace, database_without_worker):
+def test_the_workspace_s_search_runs_on_its_own_hnsw_index(rag: RagStore, server, workspace, database_without_worker):
+    """Past SEGCITE_HNSW_WORKSPACE_MIN segments the workspace got an HNSW index of its own rows at ingest (a partial
+    index): its search walks it, not LightRAG's index of every workspace."""
     workspace_id, _ = workspace
+    table = _table(rag, workspace_id)
+    own = workspace_index_name(table, workspace_name(workspace_id))
+    assert rag.index_workspace(workspace_id) is False  # built already
     vector = server.vector_of("What does the report say about topic3?")
     with psycopg.connect(database_without_worker) as conn:
+        predicate = conn.execute(
+            "select pg_get_expr(indpred, indrelid) from pg_index where indexrelid = %s::regclass", (own,)
+        )
+        assert workspace_name(workspace_id) in predicate.fetchone()[0]
         conn.execute("set enable_seqscan = off")  # a table this small is cheaper to read whole; at scale it is not
         nodes = _nodes(plan_of(conn, rag, workspace_id, vector, None))
-    assert any("hnsw" in n.get("Index Name", "") for n in nodes), [n.get("Index Name") for n in nodes]
+    assert own in {n.get("Index Name") for n in nodes}, [n.get("Index Name") for n in nodes]
 
 
 def test_a_scoped_question_gets_its_documents_only_through_the_scope_index(

@@ -274,7 +274,7 @@ class RagStore:
         self.exact_hash = settings.segcite_rag_mode == "naive" and isinstance(embedder, HashEmbedder)
         self.hash_model = embedder.model_name if self.exact_hash else ""  # it names the dimension too
         self.hash_search = HashVectorSearch(self.hash_model, settings.segcite_exact_vector_limit)
-        self.dense_search = DenseVectorSearch(settings.segcite_hnsw_ef_search)
+        self.dense_search = DenseVectorSearch(settings.segcite_hnsw_ef_search, settings.segcite_hnsw_workspace_min)
         env = postgres_env(database_url, vector_index=not self.exact_hash)
         os.environ.update(env)
         _SET_HERE.update(env)
@@ -403,6 +403,8 @@ class RagStore:
             count = await self._process_until_done(rag, document_id, timeout)
             if self.exact_hash:
                 await self._store_hash_vectors(rag, workspace_id, document_id, segments)
+            else:  # the workspace's own HNSW index, once it is big enough
+                await self.dense_search.index_workspace(rag.chunks_vdb)
             return count
         except BaseException:
             await self._drop_buffered_writes(rag)
@@ -525,6 +527,16 @@ class RagStore:
             [index for _, index, _ in rows],
             [vector for _, _, vector in rows],
         )
+
+    def index_workspace(self, workspace_id: str, timeout: float = 3600) -> bool:
+        """A real model's workspace gets its own HNSW index once it is big enough (done at ingest; this builds it
+        for a workspace that grew before it was done, e.g. one ingested before this version)."""
+
+        async def run() -> bool:
+            rag = await self._instance(workspace_id)
+            return False if self.exact_hash else await self.dense_search.index_workspace(rag.chunks_vdb)
+
+        return self._run(run(), timeout)
 
     def chunk_count(self, workspace_id: str, document_id: str) -> int:
         async def run() -> int:

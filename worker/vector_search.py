@@ -2,12 +2,15 @@
 segcite's own SQL over the embedder's vectors, run on LightRAG's connections. A scope (document ids; None: the whole
 workspace) is a condition of the query itself, served by an index, never a filter applied to its results.
 
-- A real model's vectors (the `openai` provider) are LightRAG's chunk table's, searched through its HNSW index
-  (half precision) with pgvector's iterative scans: a filtered HNSW scan otherwise stops after `ef_search`
-  candidates of the whole table, and returns fewer than K for a workspace or a scope holding a small share of it.
-  The settings are set in the query's own transaction, so they hold through a transaction pooler as well. A small
-  workspace or scope is planned as an exact scan of its rows (LightRAG's `(workspace, id)` index, or segcite's
-  `(workspace, full_doc_id)` index on the same table for a scope).
+- A real model's vectors (the `openai` provider) are LightRAG's chunk table's. A workspace of at least
+  SEGCITE_HNSW_WORKSPACE_MIN segments gets an HNSW index of its own (a partial index, half precision, built once
+  it reaches that size), so its search walks a graph of its own rows: LightRAG's one index over every workspace,
+  filtered, walked far outside a workspace holding a few percent of the table (measured at 1,000,000 segments:
+  recall@10 0.64-0.80 and p95 0.3-0.6 s for workspaces of 10,000-50,000). pgvector's iterative scans (a filtered
+  scan, such as a scope's, goes on until it has K rows) and `ef_search` are set in the query's own transaction,
+  so they hold through a transaction pooler as well. A smaller workspace, or a small scope, is planned as an exact
+  scan of its rows (LightRAG's `(workspace, id)` index, or segcite's `(workspace, full_doc_id)` index on the same
+  table for a scope).
 - The offline `hash` embedder's vectors (nearly orthogonal: no HNSW graph navigates them) are kept sparse in
   `segcite_hash_vectors` (migration 012) and searched exactly, up to SEGCITE_EXACT_VECTOR_LIMIT segments in the
   workspace or scope; past it, only the candidates of the full-text search's first stage (the segments holding
@@ -19,6 +22,7 @@ workspace) is a condition of the query itself, served by an index, never a filte
 from __future__ import annotations
 
 import hashlib
+import re
 import uuid
 from collections.abc import Collection, Sequence
 
@@ -53,6 +57,9 @@ _COLUMN_KIND = (
     "select t.typname from pg_attribute a join pg_type t on t.oid = a.atttypid "
     "where a.attrelid = $1::regclass and a.attname = 'content_vector'"
 )
+_WORKSPACE_ROWS = "select count(*) from {table} where workspace = $1"
+_WORKSPACE_NAME = re.compile(r"ws_[0-9a-z]+")
+INDEX_BUILD_MEMORY = "1GB"  # a workspace of 600,000 vectors of 768 dimensions: a graph of about 1.2 GB
 _VALID_INDEX = "select i.indisvalid from pg_index i join pg_class c on c.oid = i.indexrelid where c.relname = $1"
 
 
@@ -106,10 +113,11 @@ class HashVectorSearch:
 
 
 class DenseVectorSearch:
-    """A real model's vectors in LightRAG's chunk table (`vdb`: its PGVectorStorage), through the HNSW index."""
+    """A real model's vectors in LightRAG's chunk table (`vdb`: its PGVectorStorage), through an HNSW index."""
 
-    def __init__(self, ef_search: int):
+    def __init__(self, ef_search: int, workspace_min: int):
         self.ef_search = ef_search
+        self.workspace_min = workspace_min
         self._kinds: dict[str, str] = {}
 
     async def prepare(self, vdb) -> None:
@@ -124,6 +132,34 @@ class DenseVectorSearch:
             await pool.execute(f'drop index concurrently if exists "{name}"')
         if not valid:
             await pool.execute(f'create index concurrently if not exists "{name}" on {table} (workspace, full_doc_id)')
+
+    async def index_workspace(self, vdb) -> bool:
+        """The workspace's own HNSW index, built (without blocking writes) once it holds `workspace_min` rows;
+        whether it was built now. Its parameters are LightRAG's (POSTGRES_HNSW_M, POSTGRES_HNSW_EF)."""
+        table = vdb.table_name.lower()
+        if table not in self._kinds:
+            await self.prepare(vdb)
+        pool = vdb.db.pool
+        name = workspace_index_name(table, vdb.workspace)
+        valid = await pool.fetchval(_VALID_INDEX, name)
+        if valid or await pool.fetchval(_WORKSPACE_ROWS.format(table=table), vdb.workspace) < self.workspace_min:
+            return False
+        if valid is False:
+            await pool.execute(f'drop index concurrently if exists "{name}"')
+        if not _WORKSPACE_NAME.fullmatch(vdb.workspace):  # it is written into the index's predicate
+            raise ValueError(f"unexpected workspace name {vdb.workspace!r}")
+        kind = self._kinds[table]
+        async with pool.acquire() as conn:
+            await conn.execute(f"set maintenance_work_mem = '{INDEX_BUILD_MEMORY}'")  # the graph is built in memory
+            try:
+                await conn.execute(
+                    f'create index concurrently if not exists "{name}" on {table} using hnsw '
+                    f"(content_vector {kind}_cosine_ops) with (m = {int(vdb.db.hnsw_m)}, "
+                    f"ef_construction = {int(vdb.db.hnsw_ef)}) where workspace = '{vdb.workspace}'"
+                )
+            finally:
+                await conn.execute("reset maintenance_work_mem")
+        return True
 
     async def search(self, vdb, vector: np.ndarray, top_k: int, scope: Collection[str] | None = None) -> list[str]:
         table = vdb.table_name.lower()
@@ -142,6 +178,10 @@ class DenseVectorSearch:
             )
             rows = await conn.fetch(sql, *args)
         return list(dict.fromkeys(i for i in (leading_tag_id(r["head"]) for r in rows) if i))
+
+
+def workspace_index_name(table: str, workspace: str) -> str:
+    return "segcite_hnsw_" + hashlib.md5(f"{table}/{workspace}".encode()).hexdigest()[:16]
 
 
 def scope_index_name(table: str) -> str:
