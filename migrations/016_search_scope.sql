@@ -7,13 +7,12 @@
 --   and 1,000 holding the next one (013's bound). The hash embedder's search ranks these by its vectors past
 --   SEGCITE_EXACT_VECTOR_LIMIT segments (worker/vector_search.py), so neither search reads a whole big workspace.
 -- - `segcite_search_segments(workspace, terms, limit, documents)`: the candidates ranked, best first.
--- `documents` (uuid[], default null: the whole workspace) scopes both, inside their queries: a scope of at most
+-- `documents` (uuid[]; null: the whole workspace) scopes both, inside their queries: a scope of at most
 -- 5,000 segments is searched exactly, through the primary key's `document_id` prefix (every segment of the scope
 -- holding any of the terms); a bigger one adds `document_id = any(documents)` to each candidate query, planned with
 -- the actual scope (a bitmap of the GIN index, filtered). The kept document frequencies are the workspace's.
 -- Idempotent; plain PostgreSQL >= 15 and Supabase (the grants of 010, on the new signatures).
 
-drop function if exists segcite_search_segments(uuid, text[], integer);
 
 -- Any of these terms, as one tsquery's text.
 create or replace function segcite_tsquery_any(p_queries tsquery[]) returns text
@@ -149,7 +148,7 @@ begin
 end $$;
 
 create or replace function segcite_search_segments(
-    p_workspace uuid, p_terms text[], p_limit integer, p_documents uuid[] default null
+    p_workspace uuid, p_terms text[], p_limit integer, p_documents uuid[]
 )
 returns setof document_segments
 language plpgsql stable
@@ -175,6 +174,15 @@ begin
         'order by top.score desc nulls last, top.rank desc, top.document_id, top.segment_index', plan.candidates)
     using p_workspace, plan.queries, p_documents, plan.idfs, least(p_limit, 1000);
 end $$;
+
+-- 010's signature, as callers of it (and migrations 008 and 010, applied again) know it: the whole workspace.
+create or replace function segcite_search_segments(p_workspace uuid, p_terms text[], p_limit integer)
+returns setof document_segments
+language sql stable
+set search_path = pg_catalog, public, pg_temp
+as $$
+    select * from segcite_search_segments(p_workspace, p_terms, p_limit, null::uuid[])
+$$;
 
 -- As 010's: nothing for the Data API roles; the workers' role (the `supabase` store) searches through the RPC.
 revoke execute on function segcite_tsquery_any(tsquery[]), segcite_search_plan(uuid, text[], integer, uuid[]),
