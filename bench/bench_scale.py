@@ -131,10 +131,11 @@ def ingest_batch(rt: Runtime, documents_count: int, pages: int) -> dict[str, Any
     return {"documents": len(ids), "segments": segments, "seconds": elapsed, "per_second": segments / elapsed}
 
 
-def ingest_end_to_end(home: Path, database_url: str, redis_url: str, documents_count: int, pages: int) -> dict:
+def ingest_end_to_end(home: Path, database_url: str, documents_count: int, pages: int) -> dict:
     """`segcite ingest` of a batch of Document AI JSON files into a new workspace, timed from the command's start to
     its exit (every document `ingested`), with a background worker already running (started, and warmed by one
-    file, before the clock starts): the command, the inbox or Celery, the worker's task, the database."""
+    file, before the clock starts): the command, the inbox or Celery, the worker's task, the database. The worker
+    and the command have a broker of their own (an embedded Redis in `home`), which no other worker serves."""
     text = Text(29)
     folder = home / "e2e"
     folder.mkdir(exist_ok=True)
@@ -144,11 +145,12 @@ def ingest_end_to_end(home: Path, database_url: str, redis_url: str, documents_c
         path = folder / f"e2e-{uuid.uuid4().hex[:8]}-{number}.json"
         path.write_bytes(orjson.dumps(build_document(specs)[0]))
         files.append(str(path))
+    broker = home / "e2e-broker"
     env = {
         **os.environ,
         "SEGCITE_HOME": str(home),
         "DATABASE_URL": database_url,
-        "REDIS_URL": redis_url,
+        "REDIS_URL": start_redis(broker),
         "SEGCITE_OBJECT_STORE": "local",
     }
     command = [sys.executable, "-m", "worker.cli", "ingest", "--workspace", f"e2e-{uuid.uuid4().hex[:8]}"]
@@ -163,6 +165,7 @@ def ingest_end_to_end(home: Path, database_url: str, redis_url: str, documents_c
         worker.terminate()
         worker.wait(120)
         log.close()
+        stop_redis(broker)
     if run.returncode != 0:
         raise RuntimeError(f"segcite ingest failed: {run.stderr[-2000:]}")
     segments = sum(int(m.group(1)) for m in re.finditer(r"(\d+) segment\(s\)", run.stdout))
@@ -260,9 +263,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 report["ingest"]["hash"] = ingest_batch(rt, args.ingest_documents, 40)
             finally:
                 rt.close()
-            report["ingest"]["hash, segcite ingest"] = ingest_end_to_end(
-                home, database_url, redis_url, args.ingest_documents, 40
-            )
+            report["ingest"]["hash, segcite ingest"] = ingest_end_to_end(home, database_url, args.ingest_documents, 40)
             if args.embedding_delay is not None:
                 slow_server = FakeOpenAI()
                 slow_server.delay = args.embedding_delay

@@ -59,7 +59,10 @@ _COLUMN_KIND = (
 )
 _WORKSPACE_ROWS = "select count(*) from {table} where workspace = $1"
 _WORKSPACE_NAME = re.compile(r"ws_[0-9a-z]+")
-INDEX_BUILD_MEMORY = "1GB"  # a workspace of 600,000 vectors of 768 dimensions: a graph of about 1.2 GB
+# An HNSW build is fast while its graph fits in maintenance_work_mem, and crawls once it spills (a workspace of
+# 600,000 vectors of 768 dimensions: 1.2 GB): each vector, its neighbours and some room, at most this much.
+INDEX_BUILD_MEMORY_MAX = 8 * 2**30
+_BYTES_PER_DIMENSION = {"halfvec": 2, "vector": 4}
 _VALID_INDEX = "select i.indisvalid from pg_index i join pg_class c on c.oid = i.indexrelid where c.relname = $1"
 
 
@@ -142,15 +145,18 @@ class DenseVectorSearch:
         pool = vdb.db.pool
         name = workspace_index_name(table, vdb.workspace)
         valid = await pool.fetchval(_VALID_INDEX, name)
-        if valid or await pool.fetchval(_WORKSPACE_ROWS.format(table=table), vdb.workspace) < self.workspace_min:
+        rows = await pool.fetchval(_WORKSPACE_ROWS.format(table=table), vdb.workspace)
+        if valid or rows < self.workspace_min:
             return False
         if valid is False:
             await pool.execute(f'drop index concurrently if exists "{name}"')
         if not _WORKSPACE_NAME.fullmatch(vdb.workspace):  # it is written into the index's predicate
             raise ValueError(f"unexpected workspace name {vdb.workspace!r}")
         kind = self._kinds[table]
+        graph = rows * (_BYTES_PER_DIMENSION.get(kind, 4) * vdb.embedding_func.embedding_dim + 64 * int(vdb.db.hnsw_m))
+        memory = min(INDEX_BUILD_MEMORY_MAX, max(64 * 2**20, int(graph * 1.5))) // 2**20
         async with pool.acquire() as conn:
-            await conn.execute(f"set maintenance_work_mem = '{INDEX_BUILD_MEMORY}'")  # the graph is built in memory
+            await conn.execute(f"set maintenance_work_mem = '{memory}MB'")
             try:
                 await conn.execute(
                     f'create index concurrently if not exists "{name}" on {table} using hnsw '
