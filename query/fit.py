@@ -476,11 +476,7 @@ class FitCheck:
         files = list(self.asked.files)
         if self._filenames:
             text = self.asked.text.casefold()
-            files += [
-                name
-                for name in set(self._filenames.values())
-                if re.search(r"(?<![\w.-])" + re.escape(name) + r"(?![\w.-])", text)
-            ]
+            files += [name for name in set(self._filenames.values()) if _names_word(text, name)]
         return tuple(dict.fromkeys(files))
 
     def _file_fit(self, segments: Sequence[Segment]) -> Fit | None:
@@ -947,3 +943,20 @@ def uncertain_note(metadata: dict | None) -> str | None:
 def _file_stem(name: str) -> str:
     """ "report.pdf" and "report" name one file (a question may leave the extension out, or a folder have none)."""
     return name.rsplit(".", 1)[0] if FILE_NAME.fullmatch(name) else name
+
+
+_NAME_CHAR = re.compile(r"[\w.-]")
+
+
+def _names_word(text: str, name: str) -> bool:
+    """Whether `text` holds `name` with no word character, dot or dash on either side. Found by substring, not by a
+    pattern per name: a workspace of 12,000 documents compiled 12,000 patterns per question (1.8 s)."""
+    start = text.find(name)
+    while start >= 0:
+        end = start + len(name)
+        if (start == 0 or not _NAME_CHAR.match(text[start - 1])) and (
+            end == len(text) or not _NAME_CHAR.match(text[end])
+        ):
+            return True
+        start = text.find(name, start + 1)
+    return False

@@ -22,6 +22,7 @@ workspace) is a condition of the query itself, served by an index, never a filte
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 import uuid
 from collections.abc import Collection, Sequence
@@ -30,6 +31,9 @@ import numpy as np
 from pgvector import SparseVector
 
 from ingest import leading_tag_id, make_segment_id
+from worker.stores.rows import scope_ids
+
+log = logging.getLogger(__name__)
 
 # The exact search is forced off the sequential scan: that reads every workspace's rows, so it would grow with the
 # table; a bitmap scan of the workspace's primary key prefix reads only its pages.
@@ -66,17 +70,6 @@ _BYTES_PER_DIMENSION = {"halfvec": 2, "vector": 4}
 _VALID_INDEX = "select i.indisvalid from pg_index i join pg_class c on c.oid = i.indexrelid where c.relname = $1"
 
 
-def _scope_ids(scope: Collection[str]) -> list[uuid.UUID]:
-    """Document ids of a scope; one that is not a UUID names no document of segcite's and matches nothing."""
-    ids = []
-    for document_id in scope:
-        try:
-            ids.append(uuid.UUID(str(document_id)))
-        except ValueError:
-            continue
-    return ids
-
-
 class HashVectorSearch:
     def __init__(self, model: str, exact_limit: int):
         self.model = model
@@ -94,7 +87,7 @@ class HashVectorSearch:
         if not np.any(vector):  # no content word: near nothing
             return []
         workspace = uuid.UUID(workspace_id)
-        documents = None if scope is None else _scope_ids(scope)
+        documents = None if scope is None else [uuid.UUID(d) for d in scope_ids(scope)]
         if documents == []:
             return []
         query = sparse(vector)
@@ -131,10 +124,13 @@ class DenseVectorSearch:
         self._kinds[table] = await pool.fetchval(_COLUMN_KIND, table)
         name = scope_index_name(table)
         valid = await pool.fetchval(_VALID_INDEX, name)
-        if valid is False:  # a concurrent build that was interrupted leaves an invalid index
-            await pool.execute(f'drop index concurrently if exists "{name}"')
         if not valid:
-            await pool.execute(f'create index concurrently if not exists "{name}" on {table} (workspace, full_doc_id)')
+            await _build(
+                pool,
+                name,
+                valid,
+                f'create index concurrently if not exists "{name}" on {table} (workspace, full_doc_id)',
+            )
 
     async def index_workspace(self, vdb) -> bool:
         """The workspace's own HNSW index, built (without blocking writes) once it holds `workspace_min` rows;
@@ -148,24 +144,20 @@ class DenseVectorSearch:
         rows = await pool.fetchval(_WORKSPACE_ROWS.format(table=table), vdb.workspace)
         if valid or rows < self.workspace_min:
             return False
-        if valid is False:
-            await pool.execute(f'drop index concurrently if exists "{name}"')
         if not _WORKSPACE_NAME.fullmatch(vdb.workspace):  # it is written into the index's predicate
             raise ValueError(f"unexpected workspace name {vdb.workspace!r}")
         kind = self._kinds[table]
         graph = rows * (_BYTES_PER_DIMENSION.get(kind, 4) * vdb.embedding_func.embedding_dim + 64 * int(vdb.db.hnsw_m))
         memory = min(INDEX_BUILD_MEMORY_MAX, max(64 * 2**20, int(graph * 1.5))) // 2**20
-        async with pool.acquire() as conn:
-            await conn.execute(f"set maintenance_work_mem = '{memory}MB'")
-            try:
-                await conn.execute(
-                    f'create index concurrently if not exists "{name}" on {table} using hnsw '
-                    f"(content_vector {kind}_cosine_ops) with (m = {int(vdb.db.hnsw_m)}, "
-                    f"ef_construction = {int(vdb.db.hnsw_ef)}) where workspace = '{vdb.workspace}'"
-                )
-            finally:
-                await conn.execute("reset maintenance_work_mem")
-        return True
+        return await _build(
+            pool,
+            name,
+            valid,
+            f'create index concurrently if not exists "{name}" on {table} using hnsw '
+            f"(content_vector {kind}_cosine_ops) with (m = {int(vdb.db.hnsw_m)}, "
+            f"ef_construction = {int(vdb.db.hnsw_ef)}) where workspace = '{vdb.workspace}'",
+            memory=f"{memory}MB",
+        )
 
     async def search(self, vdb, vector: np.ndarray, top_k: int, scope: Collection[str] | None = None) -> list[str]:
         table = vdb.table_name.lower()
@@ -184,6 +176,27 @@ class DenseVectorSearch:
             )
             rows = await conn.fetch(sql, *args)
         return list(dict.fromkeys(i for i in (leading_tag_id(r["head"]) for r in rows) if i))
+
+
+async def _build(pool, name: str, valid: bool | None, statement: str, memory: str | None = None) -> bool:
+    """An index built without blocking writes; whether it was. An interrupted build leaves an invalid index, dropped
+    first. Two workers may build it at once: the index is an optimization, so a failure is logged, and the next
+    ingest (or worker) tries again."""
+    import asyncpg
+
+    async with pool.acquire() as conn:
+        try:
+            if valid is False:
+                await conn.execute(f'drop index concurrently if exists "{name}"')
+            if memory:  # the graph is built in memory
+                await conn.execute(f"set maintenance_work_mem = '{memory}'")
+            await conn.execute(statement)
+            return True
+        except asyncpg.PostgresError as exc:
+            log.warning("index %s not built (%s); it will be tried again", name, exc)
+            return False
+        finally:
+            await conn.execute("reset maintenance_work_mem")
 
 
 def workspace_index_name(table: str, workspace: str) -> str:
