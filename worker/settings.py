@@ -61,7 +61,7 @@ class Settings(BaseSettings):
     # Vector search at scale (design §4 "Scale"): the HNSW search's candidate list (pgvector's hnsw.ef_search) for a
     # real model's vectors, and the largest workspace (or scope) the hash embedder's vectors are searched exactly in;
     # past it, only the segments the full-text search's candidate stage finds are ranked by them.
-    segcite_hnsw_ef_search: int = Field(200, ge=10, le=1000)
+    segcite_hnsw_ef_search: int = Field(400, ge=10, le=1000)
     segcite_hnsw_workspace_min: int = Field(5_000, ge=100)  # a workspace this big gets its own HNSW index
     segcite_exact_vector_limit: int = Field(20_000, ge=0)
     # The embedded PostgreSQL's shared_buffers: `auto` (a quarter of the memory, 128 MB to 8 GB) or a size.
