@@ -1,15 +1,16 @@
 """Retrieval and ingest at scale (design §4 "Scale", issue 44), on one database of N segments (bench/scale_corpus.py
 builds it: one workspace of 60% of N, three of 5%, 2% and 1%, and workspaces of 0.032% for the rest):
 
-- per workspace size, p50/p95 of the full-text search, of each vector search (the offline `hash` embedder's and
-  the `openai` provider's over synthetic clustered vectors, served by a local OpenAI-compatible server), of the
-  fused retrieval (`worker.retrieval.retrieve_context`) for both, and of whole asks (the answer task's body,
+- per workspace size (after 10 other questions, untimed), p50/p95 of the full-text search, of each vector search
+  (the offline `hash` embedder's, and the `openai` provider's over synthetic clustered vectors computed in process),
+  of the fused retrieval (`worker.retrieval.retrieve_context`) for both, and of whole asks (the answer task's body,
   offline answerer); recall@10 of each vector search against an exact scan; how many planted facts are in the
-  fused context; the same searches scoped to 10 documents (one holding the planted fact) and to half the
+  fused context; the fused search scoped to 10 documents (one holding the planted fact) and to half the
   workspace's documents;
 - the build time, the size of each table and index, and the server's memory settings;
-- ingest throughput through the real ingest task body (`worker.documents.ingest_document`, one process) into the
-  full database, with the hash embedder and, with `--embedding-delay`, against a server that slow.
+- ingest throughput into the full database, hash embedder: the task body (`worker.documents.ingest_document`, one
+  process), and `segcite ingest` end to end with a running worker; with `--embedding-delay`, the task body against
+  an embedding server that slow.
 
     python bench/bench_scale.py --home /work/scale-db [--n 1000000] [--reuse] [--queries 30] [--json out.json]
 
