@@ -51,6 +51,17 @@ def env(services, service_home, celery_worker) -> dict[str, str]:
     return service_env(services, service_home)
 
 
+def test_an_ingest_of_several_files_ends_with_its_rate(env, tmp_path) -> None:
+    workspace = f"rate-{uuid.uuid4().hex[:8]}"
+    museum = write_document(tmp_path, "museum.json", ["The museum opened in 1932.", "It holds 4,500 paintings."])
+    harbor = write_document(tmp_path, "harbor.json", ["The harbor was dredged in 1990."])
+    result = segcite(env, "ingest", str(museum), str(harbor), "--workspace", workspace)
+    assert result.returncode == 0, result.stderr
+    last = result.stderr.strip().splitlines()[-1]
+    found = re.fullmatch(r"ingested 2 documents, 3 segments in ([0-9.]+) s \(([0-9]+) segments/s\)", last)
+    assert found and float(found[1]) > 0, last  # the seconds from the command's start, and segments over them
+
+
 def test_documents_lists_a_workspace_and_delete_removes_one(env, tmp_path) -> None:
     workspace = f"docs-{uuid.uuid4().hex[:8]}"
     museum = write_document(tmp_path, "museum.json", ["The museum opened in 1932.", "It holds 4,500 paintings."])

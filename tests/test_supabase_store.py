@@ -154,7 +154,13 @@ def test_search_calls_the_ranked_search_function(store) -> None:
     found = supabase.search_segments(WS, ["2024", "budget"], 10)
     assert [s.segment_id for s in found] == [f"{DOC}:4"]
     body = json.loads(route.calls.last.request.content)
-    assert body == {"p_workspace": WS, "p_terms": ["2024", "budget"], "p_limit": 10}
+    assert body == {"p_workspace": WS, "p_terms": ["2024", "budget"], "p_limit": 10, "p_documents": None}
+    # A scope goes to the same function, its ids checked here: one that is not a UUID names no document.
+    supabase.search_segments(WS, ["budget"], 5, {DOC, "not-an-id"})
+    body = json.loads(route.calls.last.request.content)
+    assert body == {"p_workspace": WS, "p_terms": ["budget"], "p_limit": 5, "p_documents": [DOC]}
+    calls = route.call_count
+    assert supabase.search_segments(WS, ["budget"], 5, {"not-an-id"}) == [] and route.call_count == calls
 
 
 def test_broadcast_server_errors_are_transient(store) -> None:
@@ -298,6 +304,9 @@ def test_the_service_role_may_send_every_request_of_the_store(workers_database: 
         run(f"select {segments} from document_segments where workspace_id = %s and segment_index in (0)", (workspace,))
         found = run("select * from segcite_search_segments(%s, %s, 10)", (workspace, ["budget"])).fetchall()
         assert len(found) == 1
+        scoped = "select * from segcite_search_segments(%s, %s, 10, %s::uuid[])"
+        assert len(run(scoped, (workspace, ["budget"], [document])).fetchall()) == 1
+        assert run(scoped, (workspace, ["budget"], [str(uuid.uuid4())])).fetchall() == []
         # create_conversation, create_message, get_message (embeds the conversation), history, update_message
         conversation = run("insert into conversations (workspace_id) values (%s) returning *", (workspace,)).fetchone()[
             0

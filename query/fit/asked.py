@@ -105,12 +105,25 @@ class Asked:
         files = list(self.question.files)
         if self.filenames:
             text = self.text.casefold()
-            files += [
-                name
-                for name in set(self.filenames.values())
-                if re.search(r"(?<![\w.-])" + re.escape(name) + r"(?![\w.-])", text)
-            ]
+            files += [name for name in set(self.filenames.values()) if _names_word(text, name)]
         return tuple(dict.fromkeys(files))
+
+
+_NAME_CHAR = re.compile(r"[\w.-]")
+
+
+def _names_word(text: str, name: str) -> bool:
+    """Whether `text` holds `name` with no word character, dot or dash on either side. Found by substring, not by a
+    pattern per name: a workspace of 12,000 documents compiled 12,000 patterns per question (1.8 s)."""
+    start = text.find(name)
+    while start >= 0:
+        end = start + len(name)
+        if (start == 0 or not _NAME_CHAR.match(text[start - 1])) and (
+            end == len(text) or not _NAME_CHAR.match(text[end])
+        ):
+            return True
+        start = text.find(name, start + 1)
+    return False
 
 
 def file_stem(name: str) -> str:

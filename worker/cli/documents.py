@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,19 +35,32 @@ def ingest_paths(
     fixed_ids: bool = False,
 ) -> list[bool]:
     """Upload each path (once per content in the workspace), then follow each ingest to its end: whether each
-    path was ingested. One that cannot be uploaded is named and the others go on."""
+    path was ingested. One that cannot be uploaded is named and the others go on; of several, say at the end how
+    many segments a second went in, from the command's start."""
     from worker.app_actions import workspace_id
     from worker.objects import make_object_store
 
+    started = time.monotonic()
     ws = workspace_id(workspace)
     objects = make_object_store(settings)
     with open_store(settings, services) as store:
         # fixed_ids: the same file gets the same document id, so the demo run twice replaces, never duplicates.
         uploads = [_upload(store, objects, ws, p, f"{ws}/{p.name}" if fixed_ids else None, force) for p in paths]
         try:
-            return [
-                item is not None and _follow(settings, store, objects, item, timeout, workspace) for item in uploads
+            rows = [
+                _follow(settings, store, objects, item, timeout, workspace) if item is not None else None
+                for item in uploads
             ]
+            done = [row for row in rows if row is not None]
+            if len(done) > 1:
+                segments = sum(row.segment_count or 0 for row in done)
+                seconds = time.monotonic() - started
+                click.echo(
+                    f"ingested {len(done)} documents, {segments} segments in {seconds:.1f} s "
+                    f"({segments / max(seconds, 1e-9):.0f} segments/s)",
+                    err=True,
+                )
+            return [row is not None for row in rows]
         except KeyboardInterrupt:
             click.echo(
                 "\nstopped waiting; the ingest goes on in the background: "
@@ -75,8 +89,9 @@ def _upload(
 
 def _follow(
     settings: Settings, store: Store, objects: ObjectStore, item: Upload, timeout: float, workspace: str
-) -> bool:
-    """Say what became of one upload, show its progress until it is done, and print its outcome."""
+) -> DocumentRow | None:
+    """Say what became of one upload, show its progress until it is done, and print its outcome: its row once
+    ingested, else None."""
     from worker.app_actions import DOCUMENT_DONE, WaitTimeout, wait_for
     from worker.cli.text import ingested_line, progress_line, timeout_line, upload_note
 
@@ -97,16 +112,16 @@ def _follow(
     except WaitTimeout as exc:
         where = document_waiting_line(settings, store, exc.last)
         click.echo(f"error: {timeout_line(name, where, timeout, workspace)}", err=True)
-        return False
+        return None
     if row.status == "ingested":
         click.echo(ingested_line(name, row))
-        return True
+        return row
     if item.queued and row.status == "failed":  # a refused upload leaves nothing behind (we stored it)
         for key in (row.docai_raw_r2_key, row.source_r2_key):
             if key:
                 objects.delete(key)
     click.echo(f"{name}: {row.status}: {row.error or 'no reason given'} (document {row.id})", err=True)
-    return False
+    return None
 
 
 @click.command()
