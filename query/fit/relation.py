@@ -218,10 +218,11 @@ class RelationCheck:
                 continue
             if not self._subject_held(part, f"{lead} {trail}", segment):
                 continue
-            if self._named_before(part, lead, trail) or self._default_of(part, unit.text[:start], lead):
+            line_start = start in unit.line_starts  # (a value opening its line, under its label line)
+            if self._named_before(part, lead, trail, line_start) or self._default_of(part, unit.text[:start], lead):
                 if self._ambiguous(lead, trail, segment):
                     continue
-                return LABEL if _labels(lead) or start in unit.line_starts else SENTENCE
+                return LABEL if _labels(lead) or line_start else SENTENCE
             if part.kind is not Kind.ANY and self._defined_after(part, trail):
                 return SENTENCE  # (an untyped value has no kind to tell it from the words before a definition)
             if id(part) in self._agents and _does(trail, part.focus[0]):
@@ -330,13 +331,13 @@ class RelationCheck:
         default = [c for c in self.asked.question.clues if c.word == "default" and c not in nouns]
         return [*default, *nouns] if nouns else nouns
 
-    def _named_before(self, part: Part, lead: str, trail: str = "") -> bool:
+    def _named_before(self, part: Part, lead: str, trail: str = "", line_start: bool = False) -> bool:
         """The lead names the attribute (or ends on the question's verb: "written by", "used for"), and nothing but
         function words, field names or a parenthesis stand between that and the value."""
         clean = _PARENTHESIS.sub(" ", lead)
         found = list(_WORD_AND_DOT.finditer(clean))  # ("Appl." keeps its dot: an abbreviation)
         words = [m.group() for m in found]
-        labelled = _labels(lead)
+        labelled = _labels(lead) or line_start
         for cut in range(1, len(words) + 1):  # (the shortest tail of the lead that names it; "Appl. No." as written)
             tail = clean[found[-cut].start() :]
             if _says_relation(tail, part.relation) and self._relation_names(part, clean):
@@ -485,7 +486,8 @@ def _lead(text: str, start: int) -> str:
     # (a form asks, then labels the answer: "Are you taking any medication? (If yes, describe): Vyvanse")
     ends = [m for m in _BOUNDARY.finditer(before) if not (m.group("end") == "?" and before.rstrip().endswith(":"))]
     cut = max((m.end() for m in ends), default=0)
-    cut = max([cut, *(m.end() for m in _NUMBER.finditer(before))])  # (a number between: the label is its own)
+    # (a number between, then words: they are its own label; a number of the label, "Total du 11/12/2022:", is not)
+    cut = max([cut, *(m.end() for m in _NUMBER.finditer(before) if re.search(r"[^\W\d_]", before[m.end() :]))])
     return " ".join(before[cut:].split()[-REACH:])
 
 
