@@ -57,9 +57,10 @@ def test_an_ingest_of_several_files_ends_with_its_rate(env, tmp_path) -> None:
     harbor = write_document(tmp_path, "harbor.json", ["The harbor was dredged in 1990."])
     result = segcite(env, "ingest", str(museum), str(harbor), "--workspace", workspace)
     assert result.returncode == 0, result.stderr
-    last = result.stderr.strip().splitlines()[-1]
-    found = re.fullmatch(r"ingested 2 documents, 3 segments in ([0-9.]+) s \(([0-9]+) segments/s\)", last)
-    assert found and float(found[1]) > 0, last  # the seconds from the command's start, and segments over them
+    *_, rate, summary = result.stderr.strip().splitlines()  # the rate, then which files were ingested
+    found = re.fullmatch(r"ingested 2 documents, 3 segments in ([0-9.]+) s \(([0-9]+) segments/s\)", rate)
+    assert found and float(found[1]) > 0, rate  # the seconds from the command's start, and segments over them
+    assert summary.startswith("ingested 2 of 2 document(s): "), summary
 
 
 def test_documents_lists_a_workspace_and_delete_removes_one(env, tmp_path) -> None:
