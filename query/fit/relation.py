@@ -61,6 +61,12 @@ _DEFINITION = re.compile(
 _CELL = " | "
 _EMPTY_CELLS = frozenset({"", "—", "-"})
 _WHO = frozenset("who whom".split())
+# Words that tell one attribute from another of its kind: a label may not leave them out ("METER READING" is not the
+# previous meter reading, "Balance" not the previous balance).
+_CONTRASTIVE = frozenset(
+    "default previous current last next first new old prior minimum maximum min max initial final original total net "
+    "gross".split()
+)
 _BY_DEFAULT = re.compile(r"^\W*(?:\w+\W+)?(?:by|per)\s+default\b", re.IGNORECASE)
 _NEGATIONS = frozenset("not no never without none nor cannot n't".split())
 _DOES_WHAT = re.compile(r"what (?:does|do|did|will) (?:the |a |an )?(.+?) do\s*\??")
@@ -218,8 +224,9 @@ class RelationCheck:
                 continue
             if not self._subject_held(part, f"{lead} {trail}", segment):
                 continue
-            line_start = start in unit.line_starts  # (a value opening its line, under its label line)
-            if self._named_before(part, lead, trail, line_start) or self._default_of(part, unit.text[:start], lead):
+            # (a value opening its line is labelled by the line above it, where that line names what is asked)
+            line_start = start in unit.line_starts and self._named_before(part, _line_before(unit, start), trail, True)
+            if line_start or self._named_before(part, lead, trail) or self._default_of(part, unit.text[:start], lead):
                 if self._ambiguous(lead, trail, segment):
                     continue
                 return LABEL if _labels(lead) or line_start else SENTENCE
@@ -233,10 +240,13 @@ class RelationCheck:
         """The value's label labels another value too, in the passage ("ADDRESS: 111 Main Street", "ADDRESS: 222
         Main Street" of an invoice's sender and recipient): which one is asked, only a name the question gives where
         the value is could tell."""
-        label = lead.rstrip().rsplit(maxsplit=1)[-1] if lead.strip() else ""
-        if not label.endswith(":") or len(label) < 2:
+        words = lead.split()
+        # (its label: the last word with its colon, "ADDRESS:"; else the last three words, "Translation from French")
+        label = words[-1] if words and words[-1].endswith(":") else " ".join(words[-3:])
+        if len(label) < 2:
             return False
-        found = re.findall(r"(?<!\w)" + re.escape(label) + r"\s*(\S+)", segment.text, re.IGNORECASE)
+        pattern = r"(?<!\w)" + r"\s+".join(map(re.escape, label.split())) + r"\s*(\S+)"
+        found = re.findall(pattern, segment.text, re.IGNORECASE)
         return len(set(found)) > 1 and not _owned_here(self.asked, f"{lead} {trail}")
 
     def _default_of(self, part: Part, before: str, lead: str) -> bool:
@@ -306,7 +316,7 @@ class RelationCheck:
             if len(held) == len(specific):
                 return True
             missing = [c for c in specific if c not in held]
-            relaxed = len(missing) == 1 and words.holds(specific[-1]) and missing[0].word != "default"
+            relaxed = len(missing) == 1 and words.holds(specific[-1]) and missing[0].word not in _CONTRASTIVE
             return relaxed and not self._says_more(claim_words(whole if whole is not None else text))
         verbs = [v for v in (*self.asked.question.verbs, *part.relation[:1]) if v not in {c.word for c in part.focus}]
         if verbs and not any(stem(v) in words.stems for v in verbs):
@@ -351,7 +361,7 @@ class RelationCheck:
                 ):
                     return False  # "who wrote it": its agent, before the verb or after "by", not its object
                 return self._clear_gap(part, words[-cut:], labelled) and (
-                    part.kind not in (Kind.ANY, Kind.NAME) or _links(lead, words[-cut:])
+                    part.kind not in (Kind.ANY, Kind.NAME) or labelled or _links(lead, words[-cut:])
                 )
         if part.kind in (Kind.PHONE, Kind.EMAIL):  # a number's shape says what it is: "LOS GATOS - (408) 356-3757"
             names = [n for n in self.asked.scope_names if n not in self._document_names]
@@ -461,6 +471,12 @@ def _units(segment: Segment) -> Iterator[_Unit]:
             yield _Unit(sentence, (), frozenset(s - start for s in starts if start <= s < start + len(sentence)))
     for pair in layout_pairs(segment):
         yield _Unit(pair.text, tuple(c.strip() for c in pair.header.split(_CELL)) if pair.row else ())
+
+
+def _line_before(unit: _Unit, start: int) -> str:
+    """The line above a value that opens its line, in a unit of lines joined."""
+    before = [s for s in unit.line_starts if s < start]
+    return unit.text[max(before) : start].strip() if before else ""
 
 
 def _sentences(text: str) -> list[tuple[int, str]]:

@@ -91,7 +91,7 @@ class Words:
             return True  # "No." is a number, "Tel." a phone: the alias itself, too short a word to be a stem
         # an abbreviation keeps half its word: EXP for "expir", LIC for "licens" (not "licensor"), "Sec." not "securit"
         return any(
-            form.startswith(a) and len(form) > len(a) and len(a) >= ABBREVIATION_SHARE * len(form)
+            form.startswith(a) and len(form) > len(a) >= MIN_ABBREVIATION and len(a) >= ABBREVIATION_SHARE * len(form)
             for form in clue.forms
             for a in self.abbreviations
         )
@@ -104,6 +104,7 @@ def union(a: Words | None, b: Words) -> Words:
 
 
 ABBREVIATION_SHARE = 0.5
+MIN_ABBREVIATION = 3  # letters: "No." abbreviates no name ("nom"): a two-letter one is an alias or nothing
 _WORD = re.compile(r"\w+")
 _ABBREVIATION = re.compile(r"\b([A-Z]{2,4})\b|\b([A-Za-z]{2,4})\.")
 _CAPITALIZED_RUN = re.compile(r"\b[A-Z][a-z]+(?:[ \t]+(?:of[ \t]+)?[A-Z][a-z]+)+")
