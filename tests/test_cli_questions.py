@@ -145,7 +145,8 @@ def test_the_issues_wrong_answers_are_never_given(
 ) -> None:
     payload = asked_json(services, service_home, fit_workspace, question)
     assert never not in payload["content"]
-    assert payload["metadata"]["answer_status"] in ("answered", "not_found")
+    # (the offline answer may be `uncertain` since issue 40: the best passage, not a confirmed one; never a wrong one)
+    assert payload["metadata"]["answer_status"] in ("answered", "uncertain", "not_found")
     if payload["metadata"]["answer_status"] == "not_found":
         assert payload["metadata"]["citations"] == []
 
