@@ -495,7 +495,7 @@ def test_the_service_role_may_do_what_the_supabase_store_does(app: App, owner: p
         for privilege in ("SELECT", "INSERT", "UPDATE", "DELETE"):
             allowed = owner.execute("select has_table_privilege('service_role', %s, %s)", (table, privilege))
             assert allowed.fetchone()[0], (table, privilege)
-    search = "segcite_search_segments(uuid,text[],integer)"
+    search = "segcite_search_segments(uuid,text[],integer,uuid[])"
     assert owner.execute("select has_function_privilege('service_role', %s, 'EXECUTE')", (search,)).fetchone()[0]
 
 

@@ -17,6 +17,7 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
+from worker import pg_sizing as sizing
 from worker.settings import Settings
 
 # AF_UNIX paths are limited to 108 bytes on Linux (including the NUL).
@@ -140,18 +141,27 @@ def postgres_dir(home: Path) -> Path:
     return home / "pg"
 
 
-def start_postgres(home: Path) -> str:
+def start_postgres(home: Path, shared_buffers: str = "auto") -> str:
+    """The embedded PostgreSQL's URL, started if it is not running, with `shared_buffers` (SEGCITE_PG_SHARED_BUFFERS)
+    applied when this call starts it, and the search indexes' files read ahead into the OS's cache."""
     pgserver = _pgserver()
     home.mkdir(parents=True, exist_ok=True)
     try:
+        running = _postgres_running(home)
         server = pgserver.get_server(postgres_dir(home), cleanup_mode=None)
         if not _postgres_running(home):  # stopped since this process first started it: start it again
+            server.start()
+        url = server.get_uri()
+        if not running and sizing.apply(url, sizing.shared_buffers(shared_buffers)):
+            server.stop()  # shared_buffers takes effect at a start
             server.start()
     except Exception as exc:  # the library raises bare Exceptions and CalledProcessErrors
         raise EmbeddedServiceError(
             f"embedded PostgreSQL did not start ({exc}); see {postgres_dir(home) / 'log'}"
         ) from exc
-    return server.get_uri()
+    if not running:
+        sizing.prewarm(url, postgres_dir(home))
+    return url
 
 
 def _postmaster(home: Path):
@@ -192,7 +202,7 @@ def resolve_services(settings: Settings, *, start: bool, broker: bool = True) ->
         started.append("Redis")
     database_url = settings.database_url or running_postgres_url(home)
     if not database_url and start:
-        database_url = start_postgres(home)
+        database_url = start_postgres(home, settings.segcite_pg_shared_buffers)
         started.append("PostgreSQL")
     if not database_url:
         _pgserver()  # says so if the embedded PostgreSQL is not even installed

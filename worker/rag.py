@@ -14,7 +14,7 @@ import re
 import threading
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
@@ -24,12 +24,13 @@ import psycopg
 from pgvector import SparseVector
 from psycopg.conninfo import conninfo_to_dict
 
-from ingest import Segment, is_uuid, leading_tag_id, make_segment_id, parse_segment_id, tagged_text
+from ingest import Segment, is_uuid, leading_tag_id, parse_segment_id, tagged_text
 from worker.embeddings import Embedder, HashEmbedder
 from worker.errors import PermanentError, TransientError
 from worker.openai_client import openai_client
 from worker.settings import Settings
 from worker.tenancy import secure_internal_tables_async
+from worker.vector_search import DenseVectorSearch, HashVectorSearch, sparse
 
 # Between two segments of one document: printable (LightRAG strips control characters) and never inside a
 # segment (tagged_text cannot produce it; it is removed from segment text before joining).
@@ -60,22 +61,10 @@ VECTOR_SEARCH_SETTINGS = {
 }
 INIT_LOCK_WAIT = 120.0
 # The offline `hash` embedder's vectors are signed hashes of words and word pairs: nearly orthogonal, so HNSW's
-# graph cannot be navigated (recall@10 against exact 0.06-0.13 from 4,000 chunks up, at ef_search 100; 1.0 only
-# at ef_search 1000, as slow as an exact scan of LightRAG's table, whose dense vectors are TOASTed: 1 s at 100,000
-# chunks). So in naive mode they are also kept sparse, in migration 012's `segcite_hash_vectors`, and searched
-# exactly there, whatever the workspace's size; LightRAG's table then needs no HNSW index (an insert into it was
-# most of an ingest's time). A real model's vectors navigate HNSW: LightRAG's search for them (bench/bench_scale.py).
-# Forced off the sequential scan: it reads every workspace's rows, so it would grow with the table; a bitmap
-# scan of the workspace's primary key prefix reads only its pages.
-_EXACT_SEARCH_PLAN = "set local enable_seqscan = off"
-# Only rows that share a feature with the question (a positive inner product): the rest all score 0, and their
-# order, the table's physical order, would differ between two workspaces of the same files, yet fusion would count
-# them as hits.
-_EXACT_SEARCH = (
-    "select document_id, segment_index from (select document_id, segment_index, embedding <#> $3 as distance "
-    "from segcite_hash_vectors where model = $1 and workspace_id = $2) as scored "
-    "where distance < 0 order by distance limit $4"  # negative inner product (normalized vectors: cosine order)
-)
+# graph cannot be navigated (recall@10 against exact 0.06-0.13 from 4,000 chunks up, at ef_search 100). So in naive
+# mode they are also kept sparse, in migration 012's `segcite_hash_vectors`, and searched there
+# (worker/vector_search.py); LightRAG's table then needs no HNSW index (an insert into it was most of an ingest's
+# time). A real model's vectors navigate HNSW: LightRAG's table and index, searched by segcite's own SQL.
 _DELETE_HASH_VECTORS = "delete from segcite_hash_vectors where workspace_id = $1 and document_id = $2"
 # Chunks of a workspace stored before migration 012, whose sparse copy is written at first use (`_backfill`).
 _CHUNKS_WITHOUT_HASH_VECTOR = (
@@ -109,12 +98,6 @@ class OfflineTokenizer:
         return "".join(chr((v >> (3 + 21 * i)) & 0x1FFFFF) for v in tokens for i in range(v & 7))
 
 
-def sparse(vector: np.ndarray) -> SparseVector:
-    """A vector as pgvector's sparsevec (its own conversion of a dense one loops over every dimension in Python)."""
-    nonzero = np.flatnonzero(vector)
-    return SparseVector(dict(zip(nonzero.tolist(), vector[nonzero].tolist(), strict=True)), len(vector))
-
-
 def retrieved_segments(segments: Sequence[Segment]) -> list[Segment]:
     """The segments a document gives the RAG store (its page headers and footers stay out)."""
     return [s for s in segments if s.kind not in NOT_RETRIEVED_KINDS]
@@ -145,7 +128,8 @@ def workspace_name(workspace_id: str) -> str:
 
 def postgres_env(database_url: str, vector_index: bool = True) -> dict[str, str]:
     """LightRAG reads its connection from POSTGRES_* variables. Without `vector_index` (the hash embedder in naive
-    mode, searched in segcite_hash_vectors) its chunk table gets no HNSW index, unless the operator asks for one."""
+    mode, searched in segcite_hash_vectors) its chunk table gets no HNSW index, unless the operator asks for one
+    (a value this process set itself for an earlier RagStore is not the operator's)."""
     info = conninfo_to_dict(database_url)
     port = str(info.get("port") or 5432)
     env = {
@@ -158,15 +142,24 @@ def postgres_env(database_url: str, vector_index: bool = True) -> dict[str, str]
         # Half-precision vectors in the HNSW index: inserts about 3x faster at 1024 dimensions (measured,
         # bench/bench_scale.py), half the table and index size, up to 4000 dimensions indexed; recall unchanged.
         # LightRAG converts an existing table's column and index once, at first use. "": no index.
-        "POSTGRES_VECTOR_INDEX_TYPE": os.environ.get(
-            "POSTGRES_VECTOR_INDEX_TYPE", "HNSW_HALFVEC" if vector_index else ""
-        ),
+        "POSTGRES_VECTOR_INDEX_TYPE": "HNSW_HALFVEC" if vector_index else "",
     }
+    operators = _operators("POSTGRES_VECTOR_INDEX_TYPE")
+    if operators is not None:
+        env["POSTGRES_VECTOR_INDEX_TYPE"] = operators
     if port == "6543":  # Supabase's transaction pooler cannot keep prepared statements
         env["POSTGRES_STATEMENT_CACHE_SIZE"] = "0"
     else:  # nor session settings (a pooler refuses startup parameters): there, migration 010's database defaults
         env["POSTGRES_SERVER_SETTINGS"] = server_settings(os.environ.get("POSTGRES_SERVER_SETTINGS", ""))
     return env
+
+
+_SET_HERE: dict[str, str] = {}  # the POSTGRES_* values a RagStore of this process put in the environment
+
+
+def _operators(name: str) -> str | None:
+    value = os.environ.get(name)
+    return None if value is None or _SET_HERE.get(name) == value else value
 
 
 def server_settings(given: str) -> str:
@@ -276,11 +269,15 @@ class _ReportingEmbedder:
 
 class RagStore:
     def __init__(self, settings: Settings, database_url: str, embedder: Embedder):
-        # The hash embedder's vectors are searched exactly in segcite_hash_vectors (see _EXACT_SEARCH); in mix
+        # The hash embedder's vectors are searched in segcite_hash_vectors (worker/vector_search.py); in mix
         # mode LightRAG's own searches of entities and relations need its vectors and index whatever the model.
         self.exact_hash = settings.segcite_rag_mode == "naive" and isinstance(embedder, HashEmbedder)
         self.hash_model = embedder.model_name if self.exact_hash else ""  # it names the dimension too
-        os.environ.update(postgres_env(database_url, vector_index=not self.exact_hash))
+        self.hash_search = HashVectorSearch(self.hash_model, settings.segcite_exact_vector_limit)
+        self.dense_search = DenseVectorSearch(settings.segcite_hnsw_ef_search)
+        env = postgres_env(database_url, vector_index=not self.exact_hash)
+        os.environ.update(env)
+        _SET_HERE.update(env)
         os.environ.pop("POSTGRES_WORKSPACE", None)  # it would override every instance's workspace
         self.settings = settings
         self.database_url = database_url
@@ -339,6 +336,8 @@ class RagStore:
             await secure_internal_tables_async(conn)  # before any document goes in (design §4, tenancy)
         if self.exact_hash:
             await self._backfill_hash_vectors(rag, workspace_id)
+        else:
+            await self.dense_search.prepare(rag.chunks_vdb)
         self._instances[name] = rag
         return rag
 
@@ -455,35 +454,38 @@ class RagStore:
 
         self._run(run(), timeout)
 
-    def retrieve(self, workspace_id: str, question: str, top_k: int, timeout: float = 120) -> list[str]:
-        """The SEG ids of the chunks the vector search finds for a question, best first."""
-        return self.start_retrieve(workspace_id, question, top_k).result(timeout)
+    def retrieve(
+        self, workspace_id: str, question: str, top_k: int, timeout: float = 120, scope: Collection[str] | None = None
+    ) -> list[str]:
+        """The SEG ids of the segments the vector search finds for a question, best first; with a `scope` (document
+        ids), only those documents' (None: the whole workspace)."""
+        return self.start_retrieve(workspace_id, question, top_k, scope).result(timeout)
 
-    def start_retrieve(self, workspace_id: str, question: str, top_k: int) -> Future[list[str]]:
+    def start_retrieve(
+        self, workspace_id: str, question: str, top_k: int, scope: Collection[str] | None = None
+    ) -> Future[list[str]]:
         """`retrieve`, running on the store's loop while the caller does something else (its full-text search)."""
-        return asyncio.run_coroutine_threadsafe(self._retrieve(workspace_id, question, top_k), self._loop)
+        return asyncio.run_coroutine_threadsafe(self._retrieve(workspace_id, question, top_k, scope), self._loop)
 
-    async def _retrieve(self, workspace_id: str, question: str, top_k: int) -> list[str]:
+    async def _retrieve(self, workspace_id: str, question: str, top_k: int, scope: Collection[str] | None) -> list[str]:
+        """Naive mode, or any scoped question: segcite's SQL over the vectors (worker/vector_search.py). Mix mode's
+        knowledge-graph query (LightRAG's `aquery_data`) cannot be limited to documents: a scoped question in mix
+        mode searches the chunks alone."""
         from lightrag import QueryParam
 
         rag = await self._instance(workspace_id)
-        if self.exact_hash:
-            return await self._exact_search(rag, workspace_id, question, top_k)
-        mode = "naive" if self.settings.segcite_rag_mode == "naive" else "mix"
-        result = await rag.aquery_data(
-            question, QueryParam(mode=mode, chunk_top_k=top_k, top_k=top_k, enable_rerank=False)
-        )
-        return segment_ids_of(context_chunks(result))
-
-    async def _exact_search(self, rag, workspace_id: str, question: str, top_k: int) -> list[str]:
-        """The exact top K of the workspace's hash vectors (segcite_hash_vectors), on LightRAG's connections."""
+        if self.settings.segcite_rag_mode == "mix" and scope is None:
+            result = await rag.aquery_data(
+                question, QueryParam(mode="mix", chunk_top_k=top_k, top_k=top_k, enable_rerank=False)
+            )
+            return segment_ids_of(context_chunks(result))
         vector = (await self.embedder([question]))[0]
-        if not np.any(vector):  # no content word: near nothing, as LightRAG's query finds
-            return []
-        async with rag.chunks_vdb.db.pool.acquire() as conn, conn.transaction():
-            await conn.execute(_EXACT_SEARCH_PLAN)
-            rows = await conn.fetch(_EXACT_SEARCH, self.hash_model, uuid.UUID(workspace_id), sparse(vector), top_k)
-        return [make_segment_id(str(r["document_id"]), r["segment_index"]) for r in rows]
+        if self.exact_hash:
+            from query import search_terms
+
+            terms = search_terms(question)
+            return await self.hash_search.search(rag.chunks_vdb.db.pool, workspace_id, vector, terms, top_k, scope)
+        return await self.dense_search.search(rag.chunks_vdb, np.asarray(vector, dtype=np.float32), top_k, scope)
 
     async def _store_hash_vectors(self, rag, workspace_id: str, document_id: str, segments: Sequence[Segment]) -> None:
         """The sparse copy of a document's chunk vectors, as LightRAG embedded them (kept by `_ReportingEmbedder`);

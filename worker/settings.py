@@ -58,6 +58,13 @@ class Settings(BaseSettings):
 
     segcite_rag_mode: Literal["naive", "mix"] = "naive"
     segcite_top_k: int = Field(12, ge=1, le=200)
+    # Vector search at scale (design §4 "Scale"): the HNSW search's candidate list (pgvector's hnsw.ef_search) for a
+    # real model's vectors, and the largest workspace (or scope) the hash embedder's vectors are searched exactly in;
+    # past it, only the segments the full-text search's candidate stage finds are ranked by them.
+    segcite_hnsw_ef_search: int = Field(100, ge=10, le=1000)
+    segcite_exact_vector_limit: int = Field(20_000, ge=0)
+    # The embedded PostgreSQL's shared_buffers: `auto` (a quarter of the memory, 128 MB to 8 GB) or a size.
+    segcite_pg_shared_buffers: str = Field("auto", pattern=r"^(auto|[0-9]+(kB|MB|GB|TB))$")
     segcite_max_chars: int = Field(1200, ge=200, le=8000)
     segcite_page_images: bool = True  # keep each page's image at ingest (design §3 "Page images")
 

@@ -3,7 +3,7 @@ stores behind it (`postgres`: psycopg on any PostgreSQL; `supabase`: PostgREST a
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any, Protocol
 
 from ingest import Segment
@@ -56,7 +56,12 @@ class Store(Protocol):
         """Removes the document's page rows; returns the image keys that no row names any more."""
         ...
 
-    def search_segments(self, workspace_id: str, terms: Sequence[str], limit: int) -> list[Segment]: ...
+    def search_segments(
+        self, workspace_id: str, terms: Sequence[str], limit: int, scope: Collection[str] | None = None
+    ) -> list[Segment]:
+        """Full-text hits for any of `terms`, best ranked first, at most `limit`; with a `scope` (document ids),
+        only those documents' segments (None: the whole workspace)."""
+        ...
 
     def create_conversation(self, workspace_id: str) -> str: ...
     def create_message(
@@ -111,9 +116,10 @@ class WorkspaceSegments:
     def candidates(self, text: str, limit: int) -> list[Segment]:
         return self.search(search_terms(text, MAX_SEARCH_TERMS), limit)  # spelled as the index holds them
 
-    def search(self, terms: Sequence[str], limit: int) -> list[Segment]:
-        """Full-text hits for any of `terms`, ranked (`ts_rank_cd` over the rarest of them), at most `limit`."""
-        return self.store.search_segments(self.workspace_id, terms, limit)
+    def search(self, terms: Sequence[str], limit: int, scope: Collection[str] | None = None) -> list[Segment]:
+        """Full-text hits for any of `terms`, ranked (idf of the rarest of them), at most `limit`; with a `scope`
+        (document ids), only those documents' segments."""
+        return self.store.search_segments(self.workspace_id, terms, limit, scope)
 
 
 def make_store(settings: Settings, database_url: str, *, max_size: int = 4) -> Store:

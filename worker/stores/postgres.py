@@ -7,7 +7,7 @@ Supabase's realtime schema exists, else `pg_notify(<topic>, …)` (what tests an
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
 import orjson
@@ -34,6 +34,7 @@ from worker.stores.rows import (
     PageImageRow,
     Role,
     check_fields,
+    scope_ids,
     segment_from_row,
     segment_to_row,
     unfinished,
@@ -189,14 +190,18 @@ class PostgresStore:
             ).fetchall()
         return {segment.segment_id: segment for segment in map(segment_from_row, rows)}
 
-    def search_segments(self, workspace_id: str, terms: Sequence[str], limit: int) -> list[Segment]:
-        """Full-text hits for any of `terms`, best ranked first (migrations/005_segment_search.sql)."""
-        if not terms:
+    def search_segments(
+        self, workspace_id: str, terms: Sequence[str], limit: int, scope: Collection[str] | None = None
+    ) -> list[Segment]:
+        """Full-text hits for any of `terms`, best ranked first; with a `scope`, only those documents'
+        (migrations/016_search_scope.sql)."""
+        documents = scope_ids(scope)
+        if not terms or documents == []:
             return []
         with self.pool.connection() as conn:
             rows = conn.execute(
-                f"select {_SEGMENT_SELECT} from segcite_search_segments(%s, %s, %s) s",
-                (workspace_id, list(terms), limit),
+                f"select {_SEGMENT_SELECT} from segcite_search_segments(%s, %s, %s, %s::uuid[]) s",
+                (workspace_id, list(terms), limit, documents),
             ).fetchall()
         return [segment_from_row(r) for r in rows]
 

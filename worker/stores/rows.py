@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from ingest import BBox, Line, Segment
+from ingest import BBox, Line, Segment, is_uuid
 
 # Realtime broadcasts are capped; past this the client gets `{…_id, status}` and refetches the row.
 MAX_EVENT_BYTES = 250_000
@@ -108,6 +109,12 @@ SEGMENT_COLUMNS = (
 def _timestamp(value: Any) -> datetime | None:
     """PostgreSQL gives datetimes; PostgREST gives ISO 8601 text."""
     return datetime.fromisoformat(value) if isinstance(value, str) else value
+
+
+def scope_ids(scope: Collection[str] | None) -> list[str] | None:
+    """A question's scope as the search functions take it (`p_documents`): its document ids, those that are not UUIDs
+    left out (they name no document); None for the whole workspace."""
+    return None if scope is None else sorted({str(d) for d in scope if is_uuid(str(d))})
 
 
 def check_fields(fields: dict[str, Any], allowed: frozenset[str], what: str) -> None:

@@ -9,7 +9,7 @@ sent after the row is written, so a client that refetches on an event always see
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -37,6 +37,7 @@ from worker.stores.rows import (
     PageImageRow,
     Role,
     check_fields,
+    scope_ids,
     segment_from_row,
     segment_to_row,
     unfinished,
@@ -195,12 +196,15 @@ class SupabaseStore:
         found = (segment_from_row(r) for r in rows)
         return {s.segment_id: s for s in found if (s.document_id, s.segment_index) in wanted}
 
-    def search_segments(self, workspace_id: str, terms: Sequence[str], limit: int) -> list[Segment]:
+    def search_segments(
+        self, workspace_id: str, terms: Sequence[str], limit: int, scope: Collection[str] | None = None
+    ) -> list[Segment]:
         """Full-text hits for any of `terms`, best ranked first: the same SQL function as the `postgres` store
-        (migrations/005_segment_search.sql), called through PostgREST's RPC."""
-        if not terms:
+        (migrations/016_search_scope.sql), called through PostgREST's RPC; a `scope` is its `p_documents`."""
+        documents = scope_ids(scope)
+        if not terms or documents == []:
             return []
-        params = {"p_workspace": workspace_id, "p_terms": list(terms), "p_limit": limit}
+        params = {"p_workspace": workspace_id, "p_terms": list(terms), "p_limit": limit, "p_documents": documents}
         rows = self._data(self.client.rpc("segcite_search_segments", params))
         return [segment_from_row(r) for r in rows]
 
