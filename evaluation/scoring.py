@@ -16,7 +16,7 @@ from typing import Any
 from evaluation.normalize import holds_all
 from evaluation.questions import Question, Source
 
-NOT_FOUND_TEXT = "I could not find an answer"  # query.extractive.NOT_FOUND's start: what answers said before status
+NOT_FOUND_TEXT = "I could not find an answer"  # query.NOT_FOUND's start: what answers said before status
 RIGHT, WRONG, NOT_FOUND = "right", "wrong", "not_found"
 ANSWERED = "answered"  # an unanswerable question that got an answer
 DECLINED = "declined"  # an unanswerable question that got "not found": what it should get

@@ -25,7 +25,7 @@ class Embedder(Protocol):
 
 def hash_embed(texts: Sequence[str], dim: int) -> np.ndarray:
     """Offline, deterministic embeddings: signed hashes of weighted content words and word pairs
-    (`query.terms.embedding_features`: no stopwords, rarer features weigh more), L2-normalized. A chunk's SEG tag
+    (`query.embedding_features`: no stopwords, rarer features weigh more), L2-normalized. A chunk's SEG tag
     is not read: its document id, a random UUID, gave a short segment (a field) more features than its text, so
     two ingests of one file got different vectors and every question met each segment through hash collisions."""
     out = np.zeros((len(texts), dim), dtype=np.float32)

@@ -32,7 +32,7 @@ def retrieve_context(
     scope: Collection[str] | None = None,
 ) -> list[Segment]:
     """The context of a question, best first: its top K segments that are not fields, then at most K // 2 fields
-    of their documents, which ride along (`query.fusion.fuse`): at most K + K // 2 in all, as the README and
+    of their documents, which ride along (`query.retrieval.fusion.fuse`): at most K + K // 2 in all, as the README and
     docs/answer-payload.md say of `context_ids`. Text, page and box come from `document_segments`. A
     question too short for LightRAG ("税", "ab": it refuses under 3 characters, a CJK one counting 2) is looked
     up by full-text search alone; a very long one by its start (`QUESTION_CHARS_READ`), as the answerer reads it.

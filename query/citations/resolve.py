@@ -217,7 +217,7 @@ def resolve_sections(
 
 def _anchor(segment: Segment, claims: list[Claim]) -> tuple[int, bool]:
     """The sentence an id's marker goes after (the last of those the segment backs within STANDS_OUT of the best,
-    by the lexical measure of `query.lexical.held`), and whether it stands out from the others. `claims`: the
+    by the lexical measure of `query.language.lexical.held`), and whether it stands out from the others. `claims`: the
     analysed sentences of the section (none when it has one sentence)."""
     if len(claims) <= 1:
         return 0, True

@@ -39,7 +39,7 @@ _LOWER_START = re.compile(r"\n(?=\s*[a-zà-ÿ(])")
 
 
 def words(text: str) -> list[str]:
-    """Case- and accent-folded words; CJK text as characters and adjacent pairs (`query.terms.tokens`)."""
+    """Case- and accent-folded words; CJK text as characters and adjacent pairs (`query.language.terms.tokens`)."""
     return _tokens(text)
 
 
