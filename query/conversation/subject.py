@@ -17,6 +17,7 @@ from query.conversation.words import (
     CLAUSE_VERBS,
     CONNECTIVES,
     DETERMINERS,
+    FIELD_WORDS,
     OPENERS,
     PREPOSITIONS,
     document_kind,
@@ -98,7 +99,7 @@ def read(text: str) -> Reading:
     kinds = {}
     for i, token in enumerate(tokens):
         kind = document_kind(token.text, language)
-        if kind and not _modifies(i, tokens, names):
+        if kind and not _modifies(i, tokens):
             kinds[i] = kind
     return Reading(text, language, tokens, names, kinds)
 
@@ -127,17 +128,10 @@ def _names_a_subject(name: tuple[str, ...], covered: list[int], tokens: list[Tok
     return not (row and fold(name[0]) not in _NUMBER_WORDS)
 
 
-def _modifies(index: int, tokens: list[Token], names: dict[tuple[str, ...], list[int]]) -> bool:
-    """A kind of document that qualifies the word after it ("license number", "passport number", "invoice date") is
-    a field's name, not a document's; one before a name or a number ("facture EDF", "invoice #12") is a document's."""
-    if index + 1 >= len(tokens):
-        return False
-    after = tokens[index + 1]
-    named = any(index + 1 in covered for covered in names.values())
-    word = after.folded
-    if named or any(c.isdigit() for c in word) or word.endswith(("ing", "ed")):  # ("paper relating …")
-        return False
-    return word not in STOPWORDS and word not in QUESTION_WORDS and word not in CLAUSE_VERBS
+def _modifies(index: int, tokens: list[Token]) -> bool:
+    """A kind of document that names a field of it ("license number", "passport number", "invoice date") is a field's
+    name, not a document's ("that bill due", "facture EDF", "invoice #12" are documents)."""
+    return index + 1 < len(tokens) and tokens[index + 1].folded in FIELD_WORDS
 
 
 def subject_of(reading: Reading) -> Subject | None:

@@ -53,8 +53,7 @@ _KINDS = (
     "quote quotation devis presupuesto angebot",
     "order commande pedido bestellung",
     "manual manuel handbuch",
-    "document documento dokument file fichier",
-)
+)  # ("document", "file": any document, none in particular)
 DOCUMENT_KINDS: dict[str, str] = {fold(w): group.split()[0] for group in _KINDS for w in group.split()}
 # A German compound ends on its kind: "Gesundheitsfragebogen", "Stromrechnung", "IBM-Patents".
 _GERMAN_ENDINGS = tuple(sorted((w for w in DOCUMENT_KINDS if len(w) >= 5), key=len, reverse=True))
@@ -75,6 +74,11 @@ def document_kind(word: str, language: str) -> str | None:
     return None
 
 
+# Words naming a field of a document, which a kind of document before them qualifies ("license number").
+FIELD_WORDS = frozenset(
+    "number numbers no nr num id code date dates total totals amount name names period type fee fees charge charges "
+    "payment tax address phone holder issuer line lines item items balance terms".split()
+)
 # Determiners (articles, possessives of a third person named before, demonstratives): part of a noun phrase.
 DETERMINERS = frozenset(
     "the a an this that these those its their his her "

@@ -60,6 +60,9 @@ def chat_command(workspace: str, documents: tuple[str, ...], timeout: float) -> 
                 except StoppedWaiting as stopped:
                     click.echo(f"\nstopped waiting; the answer is still being written (message {stopped.message_id})")
                     continue
+                except KeyboardInterrupt:  # before the question was written: it is not asked
+                    click.echo("\ncancelled")
+                    continue
                 except AnswerFailed as exc:
                     click.echo(f"error: {exc}", err=True)
                     continue
