@@ -87,7 +87,7 @@ def load_chains(path: Path) -> list[Turn]:
         asked: list[str] = []
         for index, raw in enumerate(chain["turns"]):
             given = groups[raw["sources"]] if isinstance(raw["sources"], str) else raw["sources"]
-            sources = tuple(Source(s["document"], None if s["pages"] == "all" else frozenset(s["pages"])) for s in given)
+            sources = tuple(Source(s["document"], _pages(s["pages"])) for s in given)
             expected = tuple(tuple(v) if isinstance(v, list) else (v,) for v in raw["values"])
             question = Question(f"{chain['id']}#{index}", raw["question"], "bench", expected, sources)
             turns.append(
@@ -104,6 +104,10 @@ def load_chains(path: Path) -> list[Turn]:
             )
             asked.append(raw["question"])
     return turns
+
+
+def _pages(pages: Any) -> frozenset[int] | None:
+    return None if pages == "all" else frozenset(pages)
 
 
 def ask(text: str, turn: Turn, home: Path, conversation: str | None) -> tuple[dict[str, Any] | None, float, str]:
