@@ -93,6 +93,11 @@ def test_an_english_follow_up_gets_the_document_it_leaves_out(earlier, question,
             "¿Cuál es el importe total de la factura EDF de Maëlle Guérin?",
         ),
         (
+            ["¿Cuál es el número de cliente en la factura EDF de Maëlle Guérin?"],
+            "¿Y cuándo vence?",
+            "¿Cuándo vence en la factura EDF de Maëlle Guérin?",
+        ),
+        (
             ["Wer ist der Primary Examiner des IBM-Patents US 10,142,938 B2?"],
             "Wann wurde die Anmeldung eingereicht?",
             "Wann wurde die Anmeldung des IBM-Patents US 10,142,938 B2 eingereicht?",  # German ends on its verb

@@ -151,9 +151,10 @@ def _added(text: str, phrase: str, language: str) -> str:
 
 
 def _without_connective(text: str) -> str:
-    """ "And how much was shipping on …?" -> "How much was shipping on …?"."""
-    opening = re.match(r"\s*(\w+)[\s,]+(?=\w)", text)
-    if opening is None or fold(opening.group(1)) not in CONNECTIVES:
+    """ "And how much was shipping on …?" -> "How much was shipping on …?"; "¿Y cuándo vence …?" -> "¿Cuándo vence
+    …?"."""
+    opening = re.match(r"\s*([¿¡]?)\s*(\w+)[\s,]+(?=\w)", text)
+    if opening is None or fold(opening.group(2)) not in CONNECTIVES:
         return text
     rest = text[opening.end() :]
-    return rest[:1].upper() + rest[1:]
+    return opening.group(1) + rest[:1].upper() + rest[1:]

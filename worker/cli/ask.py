@@ -31,6 +31,12 @@ class StoppedWaiting(Exception):
         self.message_id = message_id
 
 
+class NothingToAsk(UserError):
+    """A workspace that holds no document: said as any error, and exit 1 (nothing to ask, as a failed answer)."""
+
+    exit_code = 1
+
+
 class AnswerFailed(Exception):
     """The answer failed, or did not come in time: the line that says so."""
 
@@ -70,7 +76,7 @@ def open_conversation(
     held = store.documents(workspace)
     if not held:  # nothing to ask (the worker would say so too): no message is written
         add = f"segcite ingest FILE... --workspace {shlex.quote(name)}"
-        raise UserError(f"workspace {name!r} holds no documents: add some with `{add}`")
+        raise NothingToAsk(f"workspace {name!r} holds no documents: add some with `{add}`")
     try:
         chosen = chosen_documents(held, documents) if documents else None
     except UnknownDocument as exc:
