@@ -66,7 +66,7 @@ def chat(services, service_home, celery_worker, docai_dir: Path, docai_real_dir:
 # Follow-ups (point 1) -------------------------------------------------------------------------------------------
 
 
-def test_follow_ups_through_the_cli_leave_their_document_out(chat: Chat) -> None:
+def test_follow_ups_through_the_cli_leave_their_document_out(chat: Chat, tmp_path: Path) -> None:
     first = chat.ask("What is the total on Google invoice #23413561D for Jane Smith?", "--workspace", chat.name)
     assert "19,647.68" in first["content"] and chat.cited(first) == {GOOGLE}
     assert first["metadata"]["rewrite"] is None  # a first question is read as asked
@@ -79,6 +79,13 @@ def test_follow_ups_through_the_cli_leave_their_document_out(chat: Chat) -> None
     )
     assert second["metadata"]["rewrite"] == {"by": "rules", "error": None}
     assert "10%" in second["content"] and chat.cited(second) == {GOOGLE}
+    page = tmp_path / "answer.html"
+    viewed = run(chat.env, "view", second["message_id"], "--out", str(page))
+    assert viewed.returncode == 0, viewed.stderr
+    assert (
+        '<p class="question"><span class="label">Read as</span> What tax rate was applied on Google invoice '
+        "#23413561D for Jane Smith?</p>"
+    ) in page.read_text(encoding="utf-8")
     third = run(chat.env, "ask", "And how much was shipping?", "--conversation", conversation)
     assert third.returncode == 0, third.stderr
     lines = third.stdout.splitlines()
@@ -309,3 +316,17 @@ def test_ctrl_c_stops_waiting_for_an_answer_and_the_chat_goes_on(services, servi
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
+
+
+def test_id_checks_and_the_fallbacks_workspace_tier_see_only_the_chosen_documents(chat: Chat, store) -> None:
+    from worker.stores import WorkspaceSegments
+
+    workspace = workspace_id(chat.name)
+    google, sceg = chat.ids[GOOGLE], chat.ids[SCEG]
+    everywhere = WorkspaceSegments(store, workspace)
+    chosen = WorkspaceSegments(store, workspace, [google.upper()])  # (an id in any case)
+    text = "ACCOUNT NUMBER 5-2100-9991-3257"
+    assert sceg in {s.document_id for s in everywhere.candidates(text, 5)}
+    assert {s.document_id for s in chosen.candidates(text, 5)} <= {google}
+    assert set(everywhere.lookup([f"{sceg}:0", f"{google}:0"])) == {f"{sceg}:0", f"{google}:0"}
+    assert set(chosen.lookup([f"{sceg}:0", f"{google}:0"])) == {f"{google}:0"}

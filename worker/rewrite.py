@@ -9,8 +9,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-import httpx
-
 from query import REWRITE_MAX_TOKENS, read_rewrite, rewrite_messages, standalone_question
 from worker.settings import Settings
 
@@ -63,8 +61,6 @@ class OpenAIRewriter:
         if not _has_earlier_turns(history):
             return Rewrite(question)  # a first question is asked as it is: no call
         fallback = self._rules.rewrite(question, history)
-        import openai
-
         try:
             response = self._client.chat.completions.create(
                 model=self._model,
@@ -72,10 +68,12 @@ class OpenAIRewriter:
                 temperature=0,
                 max_tokens=REWRITE_MAX_TOKENS,
             )
-        except (openai.OpenAIError, httpx.HTTPError) as exc:  # (a timeout is an APITimeoutError)
+            reply = response.choices[0].message.content if response.choices else None
+        # Whatever goes wrong (the SDK's errors, a timeout: APITimeoutError, a reply of another shape), the rewrite
+        # is optional: the rules' one is used and the answer goes on.
+        except Exception as exc:
             return Rewrite(fallback.question, "rules", f"the model's rewrite failed ({type(exc).__name__})")
         usage = _usage(response)
-        reply = response.choices[0].message.content if response.choices else None
         rewritten = read_rewrite(reply, question)
         if rewritten is None:
             return Rewrite(fallback.question, "rules", "the model gave no question", usage)
