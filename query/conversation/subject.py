@@ -10,6 +10,7 @@ bill for the Guérin household?") asks about the whole of it.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -87,7 +88,10 @@ class Reading:
         return found.start() if found else len(self.text)
 
 
+@functools.lru_cache(maxsize=1024)
 def read(text: str) -> Reading:
+    """A question read for its subject (cached: a conversation's earlier questions are read again at each turn; the
+    Reading is not changed by anyone)."""
     language = language_of(text)
     words = _TOKEN.finditer(text)
     tokens = [Token(w.group(), w.start(), w.end(), fold(w.group()), w.group().casefold()) for w in words]
