@@ -17,8 +17,8 @@ turns whose answer lies outside the chain's documents (`not_found` with no citat
 
 Speed (issue 41): the offline rewrite's own time per follow-up (`query.standalone_question`, in this process, with its
 conversation's earlier questions and without any: the path of a first question), and the median `ask` of a
-follow-up in its conversation against the same turn's standalone text asked alone (both rewrite-free but for the
-first; one command each, a process start included).
+follow-up in its conversation (rewritten) against the same turn's standalone text asked in a new conversation (no
+earlier turns, nothing to rewrite); one command each, a process start included.
 """
 
 from __future__ import annotations

@@ -77,8 +77,8 @@ class Store(Protocol):
         reply_to: str | None = None,
         document_ids: Sequence[str] | None = None,
     ) -> MessageRow:
-        """A message; a question's `document_ids` narrow its conversation's sources for it (None: as chosen for the
-        conversation)."""
+        """A message; a question's `document_ids` are its sources, used instead of its conversation's (None: the
+        conversation's)."""
         ...
 
     def get_message(self, message_id: str) -> MessageRow | None: ...
