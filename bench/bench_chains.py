@@ -41,6 +41,7 @@ from bench_answers import FIXTURES, REPO, Workspace, fixture_inputs, ingest_all,
 from evaluation import Question, Source, score_answer  # noqa: E402
 from evaluation.scoring import DECLINED, RIGHT  # noqa: E402
 from query import standalone_question  # noqa: E402
+from query.conversation.subject import read  # noqa: E402
 
 WORKSPACE = "bench-chains"
 WAYS = ("alone", "conversation", "standalone")
@@ -163,13 +164,16 @@ def run_chains(turns: list[Turn], ws: Workspace, home: Path) -> list[Outcome]:
 
 def rewrite_times(turns: list[Turn], rounds: int = 20) -> dict[str, float]:
     """The offline rewrite's time per follow-up, ms: with its conversation's earlier questions, and without (a first
-    question's path); warm, the best of `rounds` per question, then the median and max over the questions."""
+    question's path); each round reads every question anew (its reading's cache emptied: as for a conversation a
+    worker has not seen), the answerer's word caches warm as in a running worker; the best of `rounds` per question,
+    then the median and max over the questions."""
     later = [t for t in turns if t.index > 0]
 
     def best(turn: Turn, with_history: bool) -> float:
         history = [{"role": "user", "content": q} for q in turn.history] if with_history else []
         times = []
         for _ in range(rounds):
+            read.cache_clear()
             start = time.perf_counter()
             standalone_question(turn.question.text, history)
             times.append(time.perf_counter() - start)
