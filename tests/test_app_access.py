@@ -809,19 +809,21 @@ def readme_sql() -> list[str]:
 def test_the_readme_sql_starts_the_work_as_the_service_role(app: App, owner: psycopg.Connection) -> None:
     """Run as written (with `$n` parameters, as an Edge Function's driver sends them), as `service_role`."""
     statements = readme_sql()
-    assert [s.split()[0] for s in statements] == ["insert", "insert", "insert", "update"]
+    assert [s.split()[0] for s in statements] == ["insert", "insert", "insert", "insert", "update"]
     finish_answers(owner)
     with psycopg.connect(app.url) as conn:
         as_role(conn, "service_role", orjson.dumps({"role": "service_role"}).decode())
         raw = psycopg.RawCursor(conn)
         key = f"{app.workspace}/docai/report.json"
         document = raw.execute(statements[0], (app.workspace, app.carol, key, uuid.uuid4().hex)).fetchone()[0]
-        question = raw.execute(statements[1], (app.conversation, app.carol)).fetchone()[0]
-        reply = raw.execute(statements[2], (app.conversation, app.carol, question)).fetchone()[0]
+        conversation = raw.execute(statements[1], (app.workspace, [document])).fetchone()[0]
+        question = raw.execute(statements[2], (conversation, app.carol)).fetchone()[0]
+        reply = raw.execute(statements[3], (conversation, app.carol, question)).fetchone()[0]
         conn.commit()
         as_role(conn, "service_role")
-        psycopg.RawCursor(conn).execute(statements[3], (document,))
+        psycopg.RawCursor(conn).execute(statements[4], (document,))
         conn.commit()
+    assert scope_of(owner, "conversations", str(conversation)) == [str(document)]
     assert inbox(owner, str(reply)) == ["answer_message"]
     assert sorted(inbox(owner, str(document))) == ["delete_document", "ingest_document"]
     row = owner.execute("select role, status, reply_to, created_by::text from messages where id = %s", (reply,))

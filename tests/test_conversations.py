@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import sys
+import time
 import uuid
 from pathlib import Path
 
@@ -274,6 +275,8 @@ def test_chat_asks_follow_ups_with_line_editing_and_ends_with_ctrl_d(chat: Chat)
     child.expect_exact(f"asked of: {SCEG}, {GOOGLE}")
     child.expect_exact("you> ")
     child.send("half a question")
+    child.expect_exact("half a question")  # (echoed by readline)
+    time.sleep(0.5)  # a person's pause: a SIGINT among the keystrokes readline is still handling waits for the next
     child.sendintr()  # Ctrl-C clears the line being typed; the chat goes on
     child.expect_exact("you> ")
     child.sendline("/exit")
