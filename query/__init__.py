@@ -8,7 +8,8 @@ Four roles, a subpackage each:
 - `query.fit`: does a claim answer the question, and is it verified (design §5.9): the answer's status;
 - `query.language`: what the words say, read alike by the three: words and stems, a question's kind and focus,
   values, a claim's and a passage's content words;
-and `query.retrieval`, the pure half of retrieval (search terms, the fusion of rankings).
+and `query.retrieval`, the pure half of retrieval (search terms, the fusion of rankings), and `query.conversation`, a
+follow-up read with its conversation (design §5.10: the standalone question, by rules or by a model's rewrite).
 
 Code outside `query` imports the names below; the modules behind them may move."""
 
@@ -22,6 +23,7 @@ from query.citations.prompt import build_messages
 from query.citations.quote import Quote, find_quote, quote_boxes, snippet_preview
 from query.citations.resolve import SectionResolver, resolve_sections
 from query.citations.verify import LexicalVerifier, Verdict, Verifier
+from query.conversation import REWRITE_MAX_TOKENS, Standalone, read_rewrite, rewrite_messages, standalone_question
 from query.fit.verdict import uncertain_note
 from query.language.terms import QUESTION_CHARS_READ, embedding_features, has_words
 from query.reader.extractive import NOT_FOUND, extractive_answer, extractive_sections
@@ -31,6 +33,7 @@ __all__ = [
     "NOT_FOUND",
     "NO_PAGE_IMAGES",
     "QUESTION_CHARS_READ",
+    "REWRITE_MAX_TOKENS",
     "AnswerBuilder",
     "LexicalVerifier",
     "PageImages",
@@ -42,6 +45,7 @@ __all__ = [
     "SectionResolver",
     "SegmentIndex",
     "SegmentSource",
+    "Standalone",
     "Verdict",
     "Verifier",
     "best_match",
@@ -62,10 +66,13 @@ __all__ = [
     "parse_source_id",
     "quote_boxes",
     "ranked_matches",
+    "read_rewrite",
     "resolve_sections",
+    "rewrite_messages",
     "search_terms",
     "snippet_preview",
     "split_sentences",
+    "standalone_question",
     "uncertain_note",
     "with_markers",
 ]

@@ -19,7 +19,7 @@ import pytest
 from psycopg.types.json import Jsonb
 from supabase_like import as_role, make_supabase_like
 
-from worker.migrate import MIGRATIONS_DIR, apply_migrations
+from worker.migrate import MIGRATIONS_DIR, apply_migrations, migration_files
 
 APP_ACCESS = MIGRATIONS_DIR / "008_app_access.sql"
 MEMBER_RPCS = ("segcite_new_conversation", "segcite_ask", "segcite_register_document", "segcite_delete_document")
@@ -462,6 +462,119 @@ def test_the_limit_counts_replies_added_to_earlier_questions(app: App, owner: ps
     finish_answers(owner)
 
 
+# Chosen sources (migrations/017_conversation_scope.sql) ---------------------------------------------------
+
+
+def scope_of(owner: psycopg.Connection, table: str, row_id: str) -> list[str] | None:
+    found = owner.execute(f"select document_ids from {table} where id = %s", (row_id,)).fetchone()[0]
+    return None if found is None else [str(d) for d in found]
+
+
+def test_a_member_chooses_the_sources_of_a_conversation_and_of_a_question(app: App, owner: psycopg.Connection) -> None:
+    finish_answers(owner)
+    [(conversation,)] = run(
+        app, app.alice, "select segcite_new_conversation(%s, %s, %s::uuid[])", (app.workspace, "Scoped", [app.document])
+    )
+    assert scope_of(owner, "conversations", conversation) == [app.document]
+    [(ids,)] = run(
+        app, app.alice, "select segcite_ask(%s, %s, %s::uuid[])", (conversation, "What is the total?", [app.document])
+    )
+    assert scope_of(owner, "messages", ids["user_message_id"]) == [app.document]
+    assert scope_of(owner, "messages", ids["assistant_message_id"]) is None
+    assert inbox(owner, ids["assistant_message_id"]) == ["answer_message"]
+    # the two-argument calls of 008 still work: no choice, the conversation's (or the workspace)
+    [(ids,)] = run(app, app.alice, "select segcite_ask(%s, %s)", (conversation, "And the date?"))
+    assert scope_of(owner, "messages", ids["user_message_id"]) is None
+    # a direct insert names its sources the same way
+    [(question,)] = run(
+        app,
+        app.carol,
+        "insert into messages (conversation_id, role, content, status, document_ids) "
+        "values (%s, 'user', 'Direct?', 'done', %s::uuid[]) returning id::text",
+        (conversation, [app.document]),
+    )
+    assert scope_of(owner, "messages", question) == [app.document]
+    finish_answers(owner)
+
+
+def test_a_member_cannot_choose_a_document_of_a_workspace_it_is_not_in(app: App, owner: psycopg.Connection) -> None:
+    finish_answers(owner)
+    before = counts(owner)
+    chosen = [app.document, app.other_document]
+    message = refused(app, app.alice, "select segcite_new_conversation(%s, 'x', %s::uuid[])", (app.workspace, chosen))
+    assert f"document {app.other_document} {NOT_A_MEMBER}" in message
+    message = refused(app, app.alice, "select segcite_ask(%s, 'Total?', %s::uuid[])", (app.conversation, chosen))
+    assert f"document {app.other_document} {NOT_A_MEMBER}" in message
+    # directly: the trigger, reading as the member, finds no such document of the workspace
+    refused(
+        app,
+        app.alice,
+        "insert into conversations (workspace_id, document_ids) values (%s, %s::uuid[])",
+        (app.workspace, chosen),
+    )
+    refused(
+        app,
+        app.alice,
+        "insert into messages (conversation_id, role, content, status, document_ids) "
+        "values (%s, 'user', 'Total?', 'done', %s::uuid[])",
+        (app.conversation, chosen),
+    )
+    assert "permission denied for function segcite_" in refused(
+        app, None, "select segcite_ask(%s, 'Total?', %s::uuid[])", (app.conversation, [app.document])
+    )
+    assert counts(owner) == before
+
+
+def test_a_scope_naming_a_document_of_another_workspace_is_refused(app: App, owner: psycopg.Connection) -> None:
+    """A member of both workspaces, and the workers' own writes (the owner): the document is not of this one."""
+    finish_answers(owner)
+    dave = str(uuid.uuid4())
+    owner.execute(
+        "insert into workspace_members (workspace_id, user_id) values (%s, %s), (%s, %s)",
+        (app.workspace, dave, app.other, dave),
+    )
+    before = counts(owner)
+    wrong = f"document {app.other_document} is not a document of workspace {app.workspace}"
+    assert wrong in refused(
+        app, dave, "select segcite_new_conversation(%s, 'x', %s::uuid[])", (app.workspace, [app.other_document])
+    )
+    assert wrong in refused(
+        app, dave, "select segcite_ask(%s, 'Total?', %s::uuid[])", (app.conversation, [app.other_document])
+    )
+    with pytest.raises(psycopg.Error) as caught:
+        owner.execute(
+            "insert into conversations (workspace_id, document_ids) values (%s, %s::uuid[])",
+            (app.workspace, [app.document, app.other_document]),
+        )
+    assert caught.value.sqlstate == "42501" and wrong in str(caught.value)
+    with pytest.raises(psycopg.Error) as caught:  # a conversation moved to another workspace keeps its documents'
+        owner.execute(
+            "update conversations set document_ids = %s::uuid[] where id = %s", ([app.other_document], app.conversation)
+        )
+    assert caught.value.sqlstate == "42501"
+    assert counts(owner) == before
+
+
+@pytest.mark.parametrize(
+    ("statement", "params"),
+    [
+        ("insert into conversations (workspace_id, document_ids) values (%s, '{}')", lambda app: (app.workspace,)),
+        ("insert into conversations (workspace_id, document_ids) values (%s, '{null}')", lambda app: (app.workspace,)),
+        (  # an answer has no sources of its own: its question has
+            "insert into messages (conversation_id, role, document_ids) values (%s, 'assistant', %s::uuid[])",
+            lambda app: (app.conversation, [app.document]),
+        ),
+    ],
+    ids=["empty", "null", "assistant"],
+)
+def test_a_scope_is_1_to_1000_documents_of_a_question(app: App, owner: psycopg.Connection, statement, params) -> None:
+    before = counts(owner)
+    with pytest.raises(psycopg.Error) as caught:
+        owner.execute(statement, params(app))
+    assert caught.value.sqlstate == "23514" and "scope_must_name_1_to_1000_documents" in str(caught.value)
+    assert counts(owner) == before
+
+
 # Grants, under both regimes -----------------------------------------------------------------------------
 
 
@@ -480,9 +593,9 @@ def column_privileges(owner: psycopg.Connection, role: str, privilege: str) -> d
 
 def test_members_may_write_exactly_the_columns_the_policies_judge(app: App, owner: psycopg.Connection) -> None:
     assert column_privileges(owner, "authenticated", "INSERT") == {
-        "conversations": ["created_by", "title", "workspace_id"],
+        "conversations": ["created_by", "document_ids", "title", "workspace_id"],
         "documents": ["content_hash", "created_by", "docai_raw_r2_key", "filename", "workspace_id"],
-        "messages": ["content", "conversation_id", "created_by", "reply_to", "role", "status"],
+        "messages": ["content", "conversation_id", "created_by", "document_ids", "reply_to", "role", "status"],
     }
     assert column_privileges(owner, "authenticated", "UPDATE") == {"documents": ["status"]}
     for privilege in ("SELECT", "INSERT", "UPDATE", "REFERENCES"):
@@ -607,10 +720,14 @@ def catalog(conn: psycopg.Connection) -> list[tuple]:
 
 
 def apply_twice_more(url: str) -> tuple[list[tuple], list[tuple]]:
+    """008 and every migration after it (which replace some of its functions: 016's search, 017's RPCs), in order,
+    twice more."""
+    chain = [path for path in migration_files() if path.name >= APP_ACCESS.name]
     with psycopg.connect(url, autocommit=True) as conn:
         before = catalog(conn)
-        conn.execute(APP_ACCESS.read_text(encoding="utf-8"))
-        conn.execute(APP_ACCESS.read_text(encoding="utf-8"))
+        for _ in range(2):
+            for path in chain:
+                conn.execute(path.read_text(encoding="utf-8"))
         return before, catalog(conn)
 
 
@@ -692,19 +809,21 @@ def readme_sql() -> list[str]:
 def test_the_readme_sql_starts_the_work_as_the_service_role(app: App, owner: psycopg.Connection) -> None:
     """Run as written (with `$n` parameters, as an Edge Function's driver sends them), as `service_role`."""
     statements = readme_sql()
-    assert [s.split()[0] for s in statements] == ["insert", "insert", "insert", "update"]
+    assert [s.split()[0] for s in statements] == ["insert", "insert", "insert", "insert", "update"]
     finish_answers(owner)
     with psycopg.connect(app.url) as conn:
         as_role(conn, "service_role", orjson.dumps({"role": "service_role"}).decode())
         raw = psycopg.RawCursor(conn)
         key = f"{app.workspace}/docai/report.json"
         document = raw.execute(statements[0], (app.workspace, app.carol, key, uuid.uuid4().hex)).fetchone()[0]
-        question = raw.execute(statements[1], (app.conversation, app.carol)).fetchone()[0]
-        reply = raw.execute(statements[2], (app.conversation, app.carol, question)).fetchone()[0]
+        conversation = raw.execute(statements[1], (app.workspace, [document])).fetchone()[0]
+        question = raw.execute(statements[2], (conversation, app.carol)).fetchone()[0]
+        reply = raw.execute(statements[3], (conversation, app.carol, question)).fetchone()[0]
         conn.commit()
         as_role(conn, "service_role")
-        psycopg.RawCursor(conn).execute(statements[3], (document,))
+        psycopg.RawCursor(conn).execute(statements[4], (document,))
         conn.commit()
+    assert scope_of(owner, "conversations", str(conversation)) == [str(document)]
     assert inbox(owner, str(reply)) == ["answer_message"]
     assert sorted(inbox(owner, str(document))) == ["delete_document", "ingest_document"]
     row = owner.execute("select role, status, reply_to, created_by::text from messages where id = %s", (reply,))

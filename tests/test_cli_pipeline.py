@@ -43,14 +43,15 @@ def test_ingest_then_ask(services, service_home, celery_worker, tmp_path) -> Non
 
     streamed = run(env, "ask", "How many paintings does the collection hold?", "--workspace", workspace, "--stream")
     assert streamed.returncode == 0, streamed.stderr
-    *shown, blank, said = streamed.stdout.splitlines()
+    *shown, blank, said, follow = streamed.stdout.splitlines()
     assert shown == [
         "Its collection holds 4,500 paintings [1].",  # printed from the message.delta that brought it
         "",
         "[1] museum.json, page 2 (cited): “Its collection holds 4,500 paintings.”",
     ]
-    # Its message id last, for `segcite view` (issue 34).
+    # Its message id, for `segcite view` (issue 34), then how to continue its conversation (issue 41).
     assert blank == "" and re.fullmatch(r"message ([0-9a-f-]{36}) \(`segcite view \1` shows it with its pages\)", said)
+    assert re.fullmatch(r'continue: segcite ask "…" --conversation [0-9a-f-]{36}', follow)
 
     as_json = run(env, "ask", "When did the museum open?", "--workspace", workspace, "--json")
     payload = orjson.loads(as_json.stdout)

@@ -187,7 +187,7 @@ def test_an_uncertain_answer_is_shown_as_uncertain(
     """A model's label with no value, published as the worker publishes it: `segcite view` and `segcite ask`'s
     printing say it is uncertain, and why."""
     from query import build_answer
-    from worker.cli.ask import _print_answer
+    from worker.cli.ask import print_answer
 
     env = service_env(services, service_home)
     answered = asked_json(services, service_home, fit_workspace, "What is the surname on the passport?")
@@ -208,7 +208,7 @@ def test_an_uncertain_answer_is_shown_as_uncertain(
     viewed = run(env, "view", pending.id, "--out", str(out))
     assert viewed.returncode == 0, viewed.stderr
     assert f'<p class="uncertain" role="alert">⚠ {note}</p>' in out.read_text(encoding="utf-8")
-    _print_answer(store, store.get_message(pending.id), as_json=False)
+    print_answer(store, store.get_message(pending.id), as_json=False)
     printed = capsys.readouterr().out.splitlines()
     assert printed[:2] == ["Surname/Nom/Apellidos [1]", note]
 

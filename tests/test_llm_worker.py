@@ -51,6 +51,7 @@ def llm_worker(migrated: str, fake_llm: FakeOpenAI):
         OPENAI_BASE_URL=fake_llm.url,
         OPENAI_API_KEY="sk-test-0000000000",
         SEGCITE_LLM_TIMEOUT="5",
+        SEGCITE_REWRITE_TIMEOUT="1",
     )
     worker = WorkerProcess(env, home / "worker.log", queues="query", concurrency=1)
     app = make_celery(Settings(redis_url=redis_url, segcite_home=home))
@@ -211,7 +212,8 @@ def test_a_streamed_answer_sends_resolved_sections_while_the_model_writes(llm_wo
     # The final answer is exactly what the non-streamed path makes of the same reply.
     context = [s for i in message.metadata["context_ids"] for s in segments if s.segment_id == i]
     expected = build_answer(reply, context=context, workspace=WorkspaceSegments(store, workspace), question=question)
-    assert (message.content, message.metadata) == (expected["content"], expected["metadata"])
+    asked = {"standalone_question": question, "rewrite": None, "document_ids": None}  # a first question, of all
+    assert (message.content, message.metadata) == (expected["content"], expected["metadata"] | asked)
     assert message.metadata["raw_output"] == reply
     done = next(e for e in events if e["payload"].get("status") == "done")
     assert "raw_output" not in done["payload"]["metadata"]  # kept on the row, not sent
@@ -323,3 +325,82 @@ def test_a_stream_cut_midway_is_retried_and_restarts_from_seq_zero(llm_worker, f
     assert [d["seq"] for d in again] == list(range(len(again)))  # from seq 0, marked restart
     assert len(again[-1]["sections"]) == 3
     assert [e["payload"].get("status") for e in events].count("done") == 1  # published once
+
+
+# --- a follow-up's rewrite (issue 41, design §5.10) --------------------------------------------------------------
+
+EARLIER = "How large is the Harbor Point solar farm?"
+FOLLOW_UP = "What did it generate in 2025?"
+BY_RULES = "What did the Harbor Point solar farm generate in 2025?"  # query.standalone_question's
+
+
+def follow_up(app, store: PostgresStore, workspace: str, earlier: list[tuple[str, str]], question: str):
+    """`question` asked after the `earlier` turns (question, answer), written as done rows; its outcome."""
+    conversation = store.create_conversation(workspace)
+    for asked, answered in earlier:
+        user = store.create_message(conversation, "user", asked)
+        reply = store.create_message(conversation, "assistant", "", reply_to=user.id)
+        store.update_message(reply.id, status="done", content=answered)
+    asked = store.create_message(conversation, "user", question)
+    answer = store.create_message(conversation, "assistant", "", reply_to=asked.id)
+    app.send_task("segcite.answer_message", args=[answer.id])
+    return outcome(store, answer.id)
+
+
+ANSWER = '{"sections": [{"text": "It generated 61.4 gigawatt hours.", "source_ids": []}]}'
+
+
+def test_a_first_question_makes_no_rewrite_call(llm_worker, fake_llm, farm) -> None:
+    app, store = llm_worker
+    workspace, _, _ = farm
+    fake_llm.requests.clear()
+    fake_llm.replies.append((200, FakeOpenAI.completion(ANSWER)))
+    message = follow_up(app, store, workspace, [], EARLIER)
+    assert message.status == "done", message.error
+    assert [body.get("stream") for _, body in fake_llm.requests] == [True]  # the answer's call, no other
+    assert message.metadata["standalone_question"] == EARLIER
+    assert message.metadata["rewrite"] is None
+
+
+def test_a_follow_up_is_rewritten_by_one_short_call_and_the_answer_reads_it(llm_worker, fake_llm, farm) -> None:
+    app, store = llm_worker
+    workspace, _, _ = farm
+    rewritten = "How much energy did the Harbor Point solar farm generate in 2025?"
+    fake_llm.requests.clear()
+    fake_llm.replies.append((200, FakeOpenAI.completion(f'Standalone question: "{rewritten}"')))
+    fake_llm.replies.append((200, FakeOpenAI.completion(ANSWER)))
+    message = follow_up(app, store, workspace, [(EARLIER, "The farm covers 42 hectares [1].")], FOLLOW_UP)
+    assert message.status == "done", message.error
+    (_, rewrite), (_, answer) = fake_llm.requests
+    assert not rewrite.get("stream") and rewrite["max_tokens"] == 200 and rewrite["temperature"] == 0
+    assert rewrite["messages"][0]["role"] == "system" and "stands alone" in rewrite["messages"][0]["content"]
+    assert rewrite["messages"][1]["content"] == (
+        f"Conversation so far:\nUser: {EARLIER}\nAssistant: The farm covers 42 hectares.\n\n"
+        f"Newest question: {FOLLOW_UP}"
+    )
+    # the answer's call: the conversation, then the question as it stands alone
+    assert answer["stream"] is True
+    assert [m["content"] for m in answer["messages"][1:3]] == [EARLIER, "The farm covers 42 hectares [1]."]
+    assert answer["messages"][-1]["content"].endswith(f"Question: {rewritten}")
+    assert message.metadata["standalone_question"] == rewritten
+    assert message.metadata["rewrite"] == {"by": "model", "error": None}
+    assert "61.4 gigawatt hours" in message.content
+
+
+def test_a_rewrite_that_times_out_falls_back_on_the_rules(llm_worker, fake_llm, farm) -> None:
+    """SEGCITE_REWRITE_TIMEOUT=1 and a model that takes 2 s: the rules' rewrite, and the answer still comes."""
+    app, store = llm_worker
+    workspace, _, _ = farm
+    fake_llm.requests.clear()
+    fake_llm.replies.append((200, FakeOpenAI.completion("Too late to be read.")))  # the rewrite's, given up
+    fake_llm.replies.append((200, FakeOpenAI.completion(ANSWER)))
+    fake_llm.delay = 2.0
+    try:
+        message = follow_up(app, store, workspace, [(EARLIER, "The farm covers 42 hectares [1].")], FOLLOW_UP)
+    finally:
+        fake_llm.delay = 0.0
+    assert message.status == "done", message.error
+    assert message.metadata["rewrite"] == {"by": "rules", "error": "the model's rewrite failed (APITimeoutError)"}
+    assert message.metadata["standalone_question"] == BY_RULES
+    assert fake_llm.requests[-1][1]["messages"][-1]["content"].endswith(f"Question: {BY_RULES}")
+    assert message.content.startswith("It generated 61.4 gigawatt hours")

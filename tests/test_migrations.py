@@ -32,7 +32,7 @@ EXPECTED_COLUMNS = {
         "bbox",
         "lines",
     },
-    "conversations": {"id", "workspace_id", "created_by"},
+    "conversations": {"id", "workspace_id", "created_by", "document_ids"},
     "messages": {
         "id",
         "conversation_id",
@@ -45,6 +45,7 @@ EXPECTED_COLUMNS = {
         "created_by",
         "created_at",
         "updated_at",
+        "document_ids",
     },
 }
 

@@ -46,7 +46,7 @@ def test_ask_prints_its_id_and_view_last_is_the_last_answer_in_any_workspace(
 
     first = segcite(env, "ask", "When did the museum open?", "--workspace", museum_ws)
     assert first.returncode == 0, first.stderr
-    *_, blank, said = first.stdout.splitlines()
+    *_, blank, said, _follow = first.stdout.splitlines()
     printed = MESSAGE_LINE.fullmatch(said)
     assert blank == "" and printed, first.stdout
     museum_answer = printed["id"]

@@ -347,7 +347,7 @@ def test_the_service_role_gets_no_more_than_the_workers_need(workers_database: s
     """Today's Supabase: nothing beyond the explicit grants (no truncate, no member RPCs, no trigger function)."""
     with psycopg.connect(workers_database) as conn:
         truncate = conn.execute("select has_table_privilege('service_role', 'documents', 'TRUNCATE')").fetchone()[0]
-        ask = conn.execute("select has_function_privilege('service_role', 'segcite_ask(uuid,text)', 'EXECUTE')")
+        ask = conn.execute("select has_function_privilege('service_role', 'segcite_ask(uuid,text,uuid[])', 'EXECUTE')")
         assert ask.fetchone()[0] is False
     assert truncate is (grants == "legacy")
 

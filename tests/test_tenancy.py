@@ -39,13 +39,15 @@ SOLAR = [
 ]
 VAULT = [PageSpec(["The Quillfeather vault stores 88 kilograms of saffron.", "Its code word is zephyrine."])]
 ALL_PRIVILEGES = "SELECT, INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER"
-# What migrations/008_app_access.sql lets `authenticated` execute: the browser RPCs and what its policies call.
+# What migrations/008_app_access.sql and 017_conversation_scope.sql let `authenticated` execute: the browser RPCs and
+# what their policies call.
 MEMBER_FUNCTIONS = {
-    "segcite_ask(uuid,text)",
+    "segcite_ask(uuid,text,uuid[])",
     "segcite_delete_document(uuid)",
     "segcite_document_key_allowed(uuid,text)",
     "segcite_document_key_prefix(uuid)",
-    "segcite_new_conversation(uuid,text)",
+    "segcite_new_conversation(uuid,text,uuid[])",
+    "segcite_require_scope(uuid[])",
     "segcite_own_question(uuid,uuid)",
     "segcite_register_document(uuid,text,text,text)",
     "segcite_require_member(uuid,text)",

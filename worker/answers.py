@@ -8,7 +8,7 @@ publish is retried without asking the model again.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import orjson
@@ -67,26 +67,51 @@ def compute_answer(rt: Runtime, message_id: str, claimant: str | None = None) ->
         if claimant is None:  # started by someone else meanwhile
             raise AnsweredElsewhere(message_id)
     history = rt.store.history(message, HISTORY_MESSAGES)
-    workspace = WorkspaceSegments(rt.store, message.workspace_id)
-    context = retrieve_context(rt.rag, workspace, question.content, rt.settings.segcite_top_k)
-    # The workspace's documents, read once: whether there is anything, and the file names a question may give.
+    # The question as it stands alone (design §5.10): what retrieval, the answer and its checks read; a model
+    # still sees the conversation.
+    rewrite = rt.rewriter.rewrite(question.content, history)
+    asked = rewrite.question
+    # The workspace's documents, read once: whether there is anything, the file names a question may give, and
+    # which of the chosen sources are still there (one deleted since drops out).
     filenames = {d.id: d.filename for d in rt.store.documents(message.workspace_id)}
+    scope = applied_scope(question.scope, filenames)
+    workspace = WorkspaceSegments(rt.store, message.workspace_id, scope)
+    context = retrieve_context(rt.rag, workspace, asked, rt.settings.segcite_top_k, scope)
     if not context and not filenames:  # nothing found, as there is nothing
         raise PermanentError(EMPTY_WORKSPACE)
     pages = CitedPageImages(rt.store)
     sections = StreamedSections(context, workspace, pages)
     send = _delta_sender(rt, message, restart=rt.streams.start(message_id))
-    raw = stream_reply(rt.answerer.stream(question.content, context, history), sections.resolve, send)
+    raw = stream_reply(rt.answerer.stream(asked, context, history), sections.resolve, send)
     if not raw.strip():
         raise TransientError("the LLM returned an empty answer")
     # the truth: what a client keeps
     payload = build_answer(
-        raw, context=context, workspace=workspace, page_images=pages, question=question.content, filenames=filenames
+        raw, context=context, workspace=workspace, page_images=pages, question=asked, filenames=filenames
     )
-    if rt.answerer.usage is not None:
-        payload["metadata"]["usage"] = rt.answerer.usage
+    payload["metadata"] |= rewrite.metadata() | {"document_ids": scope}
+    usage = _summed(rt.answerer.usage, rewrite.usage)
+    if usage is not None:
+        payload["metadata"]["usage"] = usage
     rt.answers.put(message_id, payload)
     return payload
+
+
+def applied_scope(chosen: Sequence[str] | None, live: Mapping[str, str]) -> list[str] | None:
+    """The documents a question is answered from: those chosen (its own, else its conversation's) that the workspace
+    still holds (`live`: its documents that are not deleted); None where none were chosen (the whole workspace)."""
+    if chosen is None:
+        return None
+    held = {d.lower() for d in live}
+    return [d for d in dict.fromkeys(d.lower() for d in chosen) if d in held]
+
+
+def _summed(*usages: dict[str, int] | None) -> dict[str, int] | None:
+    """The tokens of the answer's model calls (the rewrite's and the answer's) added up; None where none reported."""
+    given = [u for u in usages if u is not None]
+    if not given:
+        return None
+    return {key: sum(u.get(key, 0) for u in given) for key in ("prompt_tokens", "completion_tokens", "total_tokens")}
 
 
 class StreamedSections:

@@ -179,10 +179,42 @@ def _ingest_again(
     return document  # else the move back to `uploaded` recorded its ingest in the inbox
 
 
-def ask(store: Store, workspace: str, question: str, conversation_id: str | None = None) -> MessageRow:
+def ask(
+    store: Store,
+    workspace: str,
+    question: str,
+    conversation_id: str | None = None,
+    document_ids: Sequence[str] | None = None,
+) -> MessageRow:
+    """Write a question and its pending reply (whose trigger records the answer in the inbox): in a new conversation,
+    or as the next turn of `conversation_id`; asked of `document_ids` (None: the conversation's, else all)."""
     conversation = conversation_id or store.create_conversation(workspace)
-    user = store.create_message(conversation, Role.USER, question)
-    return store.create_message(conversation, Role.ASSISTANT, "", reply_to=user.id)  # its trigger records the answer
+    user = store.create_message(conversation, Role.USER, question, document_ids=document_ids)
+    return store.create_message(conversation, Role.ASSISTANT, "", reply_to=user.id)
+
+
+class UnknownDocument(PermanentError):
+    """A document chosen by a name or an id the workspace does not hold (or holds more than once, by that name)."""
+
+
+def chosen_documents(held: Sequence[DocumentRow], given: Sequence[str]) -> list[str]:
+    """The ids of the documents a user chose (design §5.10): each given as its id or as its file name, among the
+    workspace's documents (`held`, those `segcite documents` lists)."""
+    by_id = {d.id.lower(): d.id for d in held}
+    chosen = []
+    for item in given:
+        if item.strip().lower() in by_id:
+            chosen.append(by_id[item.strip().lower()])
+            continue
+        named = [d.id for d in held if d.filename == item] or [d.id for d in held if d.filename.lower() == item.lower()]
+        if not named:
+            raise UnknownDocument(f"no document {item!r} in this workspace")
+        if len(named) > 1:
+            raise UnknownDocument(
+                f"{len(named)} documents are named {item!r}: choose one by its id ({', '.join(named)})"
+            )
+        chosen.append(named[0])
+    return list(dict.fromkeys(chosen))
 
 
 T = TypeVar("T")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import gc
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import redis
 
@@ -14,6 +14,7 @@ from worker.llm import Answerer, make_answerer
 from worker.objects import ObjectStore, make_object_store
 from worker.rag import RagStore
 from worker.redis_state import AnswerCache, AnswerClaims, DeliveryCounter, StreamMarks
+from worker.rewrite import Rewriter, RulesRewriter, make_rewriter
 from worker.settings import Settings, load_settings
 from worker.stores import Store, make_store
 from worker.workspace_lock import WorkspaceLock
@@ -27,6 +28,7 @@ class Runtime:
     rag: RagStore
     answerer: Answerer
     redis: redis.Redis
+    rewriter: Rewriter = field(default_factory=RulesRewriter)  # a follow-up's standalone question (design §5.10)
 
     @property
     def answers(self) -> AnswerCache:
@@ -61,6 +63,7 @@ def make_runtime(settings: Settings) -> Runtime:
         rag=RagStore(settings, services.database_url, make_embedder(settings)),
         answerer=make_answerer(settings),
         redis=redis.Redis.from_url(redis_client_url(services.redis_url), socket_timeout=30),
+        rewriter=make_rewriter(settings),
     )
 
 

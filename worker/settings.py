@@ -52,6 +52,9 @@ class Settings(BaseSettings):
     segcite_llm_model: str = "gpt-4o-mini"
     segcite_llm_timeout: float = Field(60.0, gt=0)
     segcite_llm_max_tokens: int = Field(1024, ge=16, le=32768)
+    # The model's rewrite of a follow-up into a standalone question (design §5.10): the whole call's seconds, after
+    # which the rules' rewrite is used.
+    segcite_rewrite_timeout: float = Field(10.0, gt=0)
     segcite_embedding_provider: Literal["hash", "openai"] = "hash"
     segcite_embedding_model: str = "text-embedding-3-small"
     segcite_embedding_dim: int = Field(1024, ge=8, le=4096)

@@ -55,6 +55,7 @@ class AnswerView:
     pages: list[PageView]
     notes: list[str] = field(default_factory=list)  # what could not be shown, said on the page
     uncertain: str | None = None  # why the answer may not answer the question (answer_status `uncertain`)
+    read_as: str | None = None  # a follow-up written out (metadata.standalone_question): what the answer read
 
 
 def collect_view(store: Store, objects: ObjectStore, message: MessageRow) -> AnswerView:
@@ -95,6 +96,7 @@ def collect_view(store: Store, objects: ObjectStore, message: MessageRow) -> Ans
         pages=list(pages.values()),
         notes=notes,
         uncertain=uncertain_note(metadata),
+        read_as=metadata.get("standalone_question") if metadata.get("rewrite") else None,
     )
 
 
@@ -133,6 +135,8 @@ def render_view(view: AnswerView) -> str:
     parts.append('<main class="layout"><div class="reading">')
     if view.question:
         parts.append(f'<p class="question"><span class="label">Question</span> {html.escape(view.question)}</p>')
+    if view.read_as and view.read_as != view.question:
+        parts.append(f'<p class="question"><span class="label">Read as</span> {html.escape(view.read_as)}</p>')
     if view.uncertain:
         parts.append(f'<p class="uncertain" role="alert">⚠ {html.escape(view.uncertain)}</p>')
     parts.append('<section class="answer" aria-label="Answer">')

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from worker.cli import ask, demo, documents, eval, offline, parse, services, status, view, workspaces
+from worker.cli import ask, chat, demo, documents, eval, offline, parse, services, status, view, workspaces
 from worker.cli.errors import SegciteGroup
 
 __all__ = ["main"]
@@ -33,6 +33,7 @@ for command in (
     workspaces.workspaces,
     documents.delete,
     ask.ask_command,
+    chat.chat_command,
     view.view,
     demo.demo,
     eval.eval_command,

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Sequence
 from typing import Any, Protocol
 
-from ingest import Segment
+from ingest import Segment, parse_segment_id
 from query import search_terms
 from worker.settings import Settings
-from worker.stores.rows import DocumentRow, InboxStat, MessageRow, PageImageRow, Role, WorkspaceStat
+from worker.stores.rows import ConversationRow, DocumentRow, InboxStat, MessageRow, PageImageRow, Role, WorkspaceStat
 
 # How many of a text's words a full-text search is given; the search keeps the rarest of them.
 MAX_SEARCH_TERMS = 200
@@ -67,10 +67,24 @@ class Store(Protocol):
         only those documents' segments (None: the whole workspace)."""
         ...
 
-    def create_conversation(self, workspace_id: str) -> str: ...
+    def create_conversation(self, workspace_id: str, document_ids: Sequence[str] | None = None) -> str:
+        """A new conversation of the workspace, asked of `document_ids` (None: the whole workspace). A document of
+        another workspace is refused by the database (migrations/017_conversation_scope.sql)."""
+        ...
+
+    def get_conversation(self, conversation_id: str) -> ConversationRow | None: ...
     def create_message(
-        self, conversation_id: str, role: Role, content: str, reply_to: str | None = None
-    ) -> MessageRow: ...
+        self,
+        conversation_id: str,
+        role: Role,
+        content: str,
+        reply_to: str | None = None,
+        document_ids: Sequence[str] | None = None,
+    ) -> MessageRow:
+        """A message; a question's `document_ids` are its sources, used instead of its conversation's (None: the
+        conversation's)."""
+        ...
+
     def get_message(self, message_id: str) -> MessageRow | None: ...
     def history(self, message: MessageRow, limit: int) -> list[dict[str, str]]: ...
     def last_answer(self, workspace_id: str | None = None) -> MessageRow | None:
@@ -108,17 +122,24 @@ class Store(Protocol):
 
 class WorkspaceSegments:
     """One workspace's segments as the query side sees them (`query.SegmentSource`): lookups by id, and
-    full-text candidates for the fallback's workspace tier (design §5.5), from whichever store is configured."""
+    full-text candidates for the fallback's workspace tier (design §5.5), from whichever store is configured.
+    With a `scope` (document ids: the sources a question is asked of, design §5.10) both see only those documents,
+    so no id of another document exists and no text of one is matched."""
 
-    def __init__(self, store: Store, workspace_id: str):
+    def __init__(self, store: Store, workspace_id: str, scope: Collection[str] | None = None):
         self.store = store
         self.workspace_id = workspace_id
+        self.scope = None if scope is None else frozenset(d.lower() for d in scope)
 
     def lookup(self, segment_ids: Iterable[str]) -> dict[str, Segment]:
+        if self.scope is not None:
+            scope = self.scope
+            segment_ids = [i for i in segment_ids if (p := parse_segment_id(i)) is not None and p[0].lower() in scope]
         return self.store.segments_by_ids(self.workspace_id, segment_ids)
 
     def candidates(self, text: str, limit: int) -> list[Segment]:
-        return self.search(search_terms(text, MAX_SEARCH_TERMS), limit)  # spelled as the index holds them
+        # spelled as the index holds them
+        return self.search(search_terms(text, MAX_SEARCH_TERMS), limit, self.scope)
 
     def search(self, terms: Sequence[str], limit: int, scope: Collection[str] | None = None) -> list[Segment]:
         """Full-text hits for any of `terms`, ranked (idf of the rarest of them), at most `limit`; with a `scope`

@@ -26,6 +26,7 @@ from worker.stores.rows import (
     MESSAGE_EVENT,
     MESSAGE_FIELDS,
     SEGMENT_COLUMNS,
+    ConversationRow,
     DocumentRow,
     DuplicateContent,
     InboxStat,
@@ -48,8 +49,8 @@ _DOCUMENT_SELECT = ", ".join(DOCUMENT_COLUMNS)
 _LIVE_CONTENT = "(workspace_id, content_hash) where content_hash is not null and status <> 'deleted'"
 _MESSAGE_SELECT = (
     "select m.id, m.conversation_id, c.workspace_id, m.role, m.reply_to, m.content, m.status, m.metadata, "
-    "m.error, m.created_at, m.updated_at from messages m join conversations c on c.id = m.conversation_id "
-    "where m.id = %s"
+    "m.error, m.created_at, m.updated_at, m.document_ids, c.document_ids as conversation_document_ids "
+    "from messages m join conversations c on c.id = m.conversation_id where m.id = %s"
 )
 # Each workspace that holds a document or a conversation: its live documents and segments, and its last change.
 _WORKSPACES = """
@@ -75,7 +76,7 @@ def _jsonb(value: Any) -> Jsonb | None:
 
 
 def _message(row: dict[str, Any]) -> MessageRow:
-    return MessageRow.from_row(row, row["workspace_id"])
+    return MessageRow.from_row(row, row["workspace_id"], row["conversation_document_ids"])
 
 
 class PostgresStore:
@@ -262,18 +263,37 @@ class PostgresStore:
 
     # conversations and messages -------------------------------------------------------------------------
 
-    def create_conversation(self, workspace_id: str) -> str:
+    def create_conversation(self, workspace_id: str, document_ids: Sequence[str] | None = None) -> str:
         with self.pool.connection() as conn:
-            row = conn.execute("insert into conversations (workspace_id) values (%s) returning id", (workspace_id,))
+            row = conn.execute(
+                "insert into conversations (workspace_id, document_ids) values (%s, %s::uuid[]) returning id",
+                (workspace_id, _ids(document_ids)),
+            )
             return str(row.fetchone()["id"])
 
-    def create_message(self, conversation_id: str, role: Role, content: str, reply_to: str | None = None) -> MessageRow:
+    def get_conversation(self, conversation_id: str) -> ConversationRow | None:
+        if not is_uuid(conversation_id):
+            return None
+        with self.pool.connection() as conn:
+            row = conn.execute(
+                "select id, workspace_id, document_ids from conversations where id = %s", (conversation_id,)
+            ).fetchone()
+        return ConversationRow.from_row(row) if row else None
+
+    def create_message(
+        self,
+        conversation_id: str,
+        role: Role,
+        content: str,
+        reply_to: str | None = None,
+        document_ids: Sequence[str] | None = None,
+    ) -> MessageRow:
         status = MessageStatus.PENDING if role == Role.ASSISTANT else MessageStatus.DONE
         with self.pool.connection() as conn:
             row = conn.execute(
-                "insert into messages (conversation_id, role, content, reply_to, status) values (%s, %s, %s, %s, %s) "
-                "returning id",
-                (conversation_id, str(role), content, reply_to, str(status)),
+                "insert into messages (conversation_id, role, content, reply_to, status, document_ids) "
+                "values (%s, %s, %s, %s, %s, %s::uuid[]) returning id",
+                (conversation_id, str(role), content, reply_to, str(status), _ids(document_ids)),
             ).fetchone()
             return _message(conn.execute(_MESSAGE_SELECT, (row["id"],)).fetchone())
 
@@ -364,6 +384,10 @@ class PostgresStore:
     def inbox_holds(self, task: str, target: str) -> bool:
         with self.pool.connection() as conn:
             return bool(conn.execute("select segcite_inbox_holds(%s, %s) as held", (task, target)).fetchone()["held"])
+
+
+def _ids(document_ids: Sequence[str] | None) -> list[str] | None:
+    return None if document_ids is None else list(document_ids)
 
 
 def _unreferenced(conn: psycopg.Connection, keys: list[str]) -> list[str]:

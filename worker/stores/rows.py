@@ -256,6 +256,22 @@ class DuplicateContent(Exception):
         self.existing = existing
 
 
+def document_ids(value: Any) -> tuple[str, ...] | None:
+    """A `document_ids` column (uuid[]) as text ids; None stays None (no choice made)."""
+    return None if value is None else tuple(str(v) for v in value)
+
+
+@dataclass(frozen=True)
+class ConversationRow:
+    id: str
+    workspace_id: str
+    document_ids: tuple[str, ...] | None = None  # the sources chosen for it (migrations/017); None: the workspace
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> ConversationRow:
+        return cls(str(row["id"]), str(row["workspace_id"]), document_ids(row.get("document_ids")))
+
+
 @dataclass(frozen=True)
 class MessageRow:
     id: str
@@ -269,9 +285,11 @@ class MessageRow:
     error: str | None = None
     created_at: datetime | None = None
     updated_at: datetime | None = None
+    document_ids: tuple[str, ...] | None = None  # a question's own choice (migrations/017); None: its conversation's
+    conversation_document_ids: tuple[str, ...] | None = None  # its conversation's; None: the whole workspace
 
     @classmethod
-    def from_row(cls, row: dict[str, Any], workspace_id: Any) -> MessageRow:
+    def from_row(cls, row: dict[str, Any], workspace_id: Any, conversation_document_ids: Any = None) -> MessageRow:
         return cls(
             id=str(row["id"]),
             conversation_id=str(row["conversation_id"]),
@@ -284,7 +302,15 @@ class MessageRow:
             error=row.get("error"),
             created_at=row.get("created_at"),
             updated_at=row.get("updated_at"),
+            document_ids=document_ids(row.get("document_ids")),
+            conversation_document_ids=document_ids(conversation_document_ids),
         )
+
+    @property
+    def scope(self) -> tuple[str, ...] | None:
+        """The documents a question is asked of (design §5.10): its own choice, else its conversation's; None: the
+        whole workspace."""
+        return self.document_ids if self.document_ids is not None else self.conversation_document_ids
 
     @property
     def topic(self) -> str:

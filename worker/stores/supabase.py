@@ -17,7 +17,7 @@ import httpx
 import orjson
 from postgrest.exceptions import APIError
 
-from ingest import Segment, parse_segment_id
+from ingest import Segment, is_uuid, parse_segment_id
 from worker.errors import PermanentError, TransientError
 from worker.settings import Settings
 from worker.stores.rows import (
@@ -29,6 +29,7 @@ from worker.stores.rows import (
     MESSAGE_EVENT,
     MESSAGE_FIELDS,
     SEGMENT_COLUMNS,
+    ConversationRow,
     DocumentRow,
     DuplicateContent,
     InboxStat,
@@ -47,7 +48,8 @@ from worker.stores.rows import (
 
 _DOCUMENT_SELECT = ",".join(DOCUMENT_COLUMNS)
 _MESSAGE_SELECT = (
-    "id,conversation_id,role,reply_to,content,status,metadata,error,created_at,updated_at,conversations(workspace_id)"
+    "id,conversation_id,role,reply_to,content,status,metadata,error,created_at,updated_at,document_ids,"
+    "conversations(workspace_id,document_ids)"
 )
 _SEGMENT_SELECT = ",".join(SEGMENT_COLUMNS)
 _PAGE_SELECT = "document_id,page_idx,image_key,mime,width,height"
@@ -69,7 +71,7 @@ def _code(exc: BaseException) -> str:
 
 def _message(row: dict[str, Any]) -> MessageRow:
     conversation = row.get("conversations") or {}
-    return MessageRow.from_row(row, conversation.get("workspace_id", ""))
+    return MessageRow.from_row(row, conversation.get("workspace_id", ""), conversation.get("document_ids"))
 
 
 class SupabaseStore:
@@ -255,10 +257,26 @@ class SupabaseStore:
 
     # conversations and messages -------------------------------------------------------------------------
 
-    def create_conversation(self, workspace_id: str) -> str:
-        return str(self._data(self._table("conversations").insert({"workspace_id": workspace_id}))[0]["id"])
+    def create_conversation(self, workspace_id: str, document_ids: Sequence[str] | None = None) -> str:
+        row = {"workspace_id": workspace_id, "document_ids": None if document_ids is None else list(document_ids)}
+        return str(self._data(self._table("conversations").insert(row))[0]["id"])
 
-    def create_message(self, conversation_id: str, role: Role, content: str, reply_to: str | None = None) -> MessageRow:
+    def get_conversation(self, conversation_id: str) -> ConversationRow | None:
+        if not is_uuid(conversation_id):
+            return None
+        rows = self._data(
+            self._table("conversations").select("id,workspace_id,document_ids").eq("id", conversation_id).limit(1)
+        )
+        return ConversationRow.from_row(rows[0]) if rows else None
+
+    def create_message(
+        self,
+        conversation_id: str,
+        role: Role,
+        content: str,
+        reply_to: str | None = None,
+        document_ids: Sequence[str] | None = None,
+    ) -> MessageRow:
         status = MessageStatus.PENDING if role == Role.ASSISTANT else MessageStatus.DONE
         row = {
             "conversation_id": conversation_id,
@@ -266,6 +284,7 @@ class SupabaseStore:
             "content": content,
             "reply_to": reply_to,
             "status": str(status),
+            "document_ids": None if document_ids is None else list(document_ids),
         }
         created = self._data(self._table("messages").insert(row))[0]
         message = self.get_message(str(created["id"]))
