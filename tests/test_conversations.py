@@ -213,6 +213,21 @@ def test_a_document_deleted_since_drops_out_of_the_scope(chat: Chat, services, s
     assert (only_gone.metadata["answer_status"], only_gone.metadata["citations"]) == ("not_found", [])
 
 
+def test_a_questions_choice_narrows_its_conversations(chat: Chat, store) -> None:
+    """Design §2: a message's document_ids narrow its conversation's sources; they never widen them."""
+    workspace = workspace_id(chat.name)
+    conversation = store.create_conversation(workspace, [chat.ids[GOOGLE], chat.ids[SCEG]])
+    narrowed = _answer(store, ask(store, workspace, "What is the total?", conversation, [chat.ids[GOOGLE]]))
+    assert narrowed.metadata["document_ids"] == [chat.ids[GOOGLE]]
+    assert "19,647.68" in narrowed.content
+    widened = _answer(store, ask(store, workspace, "What is the total?", conversation, [chat.ids[EDF]]))
+    assert widened.metadata["document_ids"] == []  # the EDF bill is not among the conversation's sources
+    assert (widened.metadata["answer_status"], widened.metadata["citations"]) == ("not_found", [])
+    refused = run(chat.env, "ask", "What is the total?", "--conversation", conversation, "--document", EDF)
+    assert (refused.returncode, refused.stdout) == (2, "")
+    assert refused.stderr == f"error: {EDF}: not among the sources conversation {conversation} was opened with\n"
+
+
 def _answer(store, pending):
     message = wait_for(lambda: store.get_message(pending.id), lambda m: m.status in MESSAGE_DONE, timeout=120)
     assert message.status == "done", message.error

@@ -45,7 +45,7 @@ class AnswerFailed(Exception):
 class Conversation:
     """Where a question is asked: the workspace (its name as given, and its id), the conversation, the documents
     chosen for the question itself (`scope`; None: the conversation's choice) and those it is asked of (`sources`:
-    its own, else the conversation's; None: the whole workspace)."""
+    its own, within the conversation's, else the conversation's; None: the whole workspace)."""
 
     name: str
     workspace: str
@@ -89,8 +89,14 @@ def open_conversation(
     except UnknownDocument as exc:
         raise UserError(f"{exc} (`segcite documents --workspace {shlex.quote(name)}` lists them)") from None
     if conversation is not None:
-        sources = chosen if chosen is not None else (list(row.document_ids) if row.document_ids is not None else None)
-        return Conversation(name, workspace, conversation, chosen, sources)
+        sources = list(row.document_ids) if row.document_ids is not None else None
+        if chosen is not None and sources is not None:  # a question's choice narrows its conversation's (design §2)
+            outside = [d.filename for d in held if d.id in set(chosen) - set(sources)]
+            if outside:
+                raise UserError(
+                    f"{', '.join(outside)}: not among the sources conversation {conversation} was opened with"
+                )
+        return Conversation(name, workspace, conversation, chosen, chosen if chosen is not None else sources)
     return Conversation(name, workspace, store.create_conversation(workspace, chosen), None, chosen)
 
 

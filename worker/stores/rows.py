@@ -308,9 +308,12 @@ class MessageRow:
 
     @property
     def scope(self) -> tuple[str, ...] | None:
-        """The documents a question is asked of (design §5.10): its own choice, else its conversation's; None: the
-        whole workspace."""
-        return self.document_ids if self.document_ids is not None else self.conversation_document_ids
+        """The documents a question is asked of (design §2, §5.10): its own choice narrows its conversation's (those
+        of its own that the conversation's hold), else the conversation's; None: the whole workspace."""
+        if self.document_ids is None or self.conversation_document_ids is None:
+            return self.document_ids if self.document_ids is not None else self.conversation_document_ids
+        allowed = {d.lower() for d in self.conversation_document_ids}
+        return tuple(d for d in self.document_ids if d.lower() in allowed)
 
     @property
     def topic(self) -> str:
