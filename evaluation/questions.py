@@ -4,6 +4,9 @@
 A question file is JSON lines, one question each:
     {"question": "...", "answers": ["any", "of these"], "document"?: "file name", "page"?: 1-based page}
     {"question": "...", "unanswerable": true}
+and optionally `"conversation": "name"` (consecutive lines with one name are asked in order in one conversation; all
+but the first are follow-ups, scored apart) and `"documents": ["file name", ...]` (the question is asked of those
+documents alone, design §5.10).
 Generated questions carry more, so a user can read, fix and keep them: `id`, `kind` (one of KINDS) and `source`
 (where the question came from: segment, document, page, how it was made).
 """
@@ -11,7 +14,7 @@ Generated questions carry more, so a user can read, fix and keep them: `id`, `ki
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from evaluation.normalize import Expected
@@ -42,6 +45,9 @@ class Question:
     expected: Expected = ()  # empty: unanswerable
     sources: tuple[Source, ...] = ()
     origin: Mapping[str, Any] = field(default_factory=dict)  # generated: where it came from
+    conversation: str | None = None  # the name of the conversation it is asked in; None: a conversation of its own
+    follow_up: bool = False  # an earlier line of its conversation was asked before it
+    documents: tuple[str, ...] = ()  # the documents (file names or ids) it is asked of; empty: the whole workspace
 
     @property
     def answerable(self) -> bool:
@@ -64,6 +70,12 @@ class Question:
                 line["page"] = pages[0] + 1
             elif pages:
                 line["pages"] = [p + 1 for p in pages]
+        if self.conversation is not None:
+            line["conversation"] = self.conversation
+        if self.follow_up:
+            line["follow_up"] = True
+        if self.documents:
+            line["documents"] = list(self.documents)
         if self.origin:
             line["source"] = dict(self.origin)
         return line
@@ -75,6 +87,7 @@ def parse_question_lines(lines: Iterable[str], name: str) -> list[Question]:
     import orjson
 
     questions: list[Question] = []
+    conversations: set[str] = set()
     for number, line in enumerate(lines, start=1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
@@ -83,7 +96,11 @@ def parse_question_lines(lines: Iterable[str], name: str) -> list[Question]:
             item = orjson.loads(line)
         except orjson.JSONDecodeError as exc:
             raise QuestionFileError(f"{where}: not JSON ({exc})") from None
-        questions.append(_question(item, where, f"q{len(questions) + 1:03d}"))
+        question = _question(item, where, f"q{len(questions) + 1:03d}")
+        if question.conversation is not None:
+            question = replace(question, follow_up=question.conversation in conversations)
+            conversations.add(question.conversation)
+        questions.append(question)
     if not questions:
         raise QuestionFileError(f"{name}: no questions in this file")
     return questions
@@ -106,7 +123,29 @@ def _question(item: Any, where: str, default_id: str) -> Question:
     sources = (Source(document, pages),) if document is not None or pages is not None else ()
     kind = item.get("kind") if item.get("kind") in KINDS else "user"
     origin = item.get("source") if isinstance(item.get("source"), dict) else {}
-    return Question(str(item.get("id") or default_id), text.strip(), kind, expected, sources, origin)
+    conversation = item.get("conversation")
+    if conversation is not None and (not isinstance(conversation, str) or not conversation.strip()):
+        raise QuestionFileError(f'{where}: "conversation" must be a name (lines with one name make one conversation)')
+    return Question(
+        str(item.get("id") or default_id),
+        text.strip(),
+        kind,
+        expected,
+        sources,
+        origin,
+        conversation.strip() if conversation is not None else None,
+        documents=_documents(item, where),
+    )
+
+
+def _documents(item: dict[str, Any], where: str) -> tuple[str, ...]:
+    raw = item.get("documents")
+    if raw is None:
+        return ()
+    values = [raw] if isinstance(raw, str) else raw
+    if not isinstance(values, list) or not values or not all(isinstance(d, str) and d.strip() for d in values):
+        raise QuestionFileError(f'{where}: "documents" must be a list of file names (the documents to ask of)')
+    return tuple(d.strip() for d in values)
 
 
 def _expected(item: dict[str, Any], where: str) -> Expected:

@@ -256,6 +256,50 @@ def test_a_question_naming_a_file_the_workspace_lacks_is_said_up_front(env, work
     assert row["citations"] and not any(c["good"] for c in row["citations"])
 
 
+def test_a_conversations_lines_are_asked_in_order_in_it_and_its_follow_ups_scored_apart(
+    env, workspace, store, tmp_path: Path
+) -> None:
+    """Design §12: lines with one "conversation" name go to one conversation, in order (each follow-up read with
+    the turns before it); "documents" scopes a line; the report scores follow-ups apart."""
+    lines = [
+        {"question": "What is the total on Google invoice #23413561D?", "answers": ["19,647.68"], "conversation": "g"},
+        {"question": "What is the total?", "answers": ["544.99"], "documents": ["expense_parser_1p.json"]},
+        {"question": "What tax rate was applied?", "answers": ["10%"], "conversation": "g"},
+    ]
+    mine = tmp_path / "chain.jsonl"
+    mine.write_bytes(b"".join(orjson.dumps(q) + b"\n" for q in lines))
+    out = tmp_path / "o"
+    done = run(env, "eval", "--workspace", workspace, "--questions", str(mine), "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    report = orjson.loads((out / "report.json").read_bytes())
+    first, scoped, follow_up = report["questions"]
+    assert [q["outcome"] for q in (first, scoped, follow_up)] == ["right", "right", "right"]
+    assert first["conversation_id"] == follow_up["conversation_id"] != scoped["conversation_id"]
+    assert (follow_up["follow_up"], first.get("follow_up")) == (True, None)
+    assert "Google invoice #23413561D" in follow_up["standalone_question"]
+    assert {(c["document"], c["good"]) for c in follow_up["citations"]} == {("invoice_parser_1p.json", True)}
+    asked = store.get_message(scoped["message_id"])
+    receipt = next(d.id for d in store.documents(workspace_id(workspace)) if d.filename == "expense_parser_1p.json")
+    assert asked.metadata["document_ids"] == [receipt]
+    turns = {name: (f["questions"], f["right"]) for name, f in report["by_turn"].items()}
+    assert turns == {"first or alone": (2, 2), "follow-up": (1, 1)}
+    assert [line.split()[0] for line in done.stdout.split("\n\n")[2].splitlines()] == [
+        "turn",
+        "first",
+        "follow-up",
+        "all",
+    ]
+    assert "<caption>Follow-ups apart</caption>" in (out / "report.html").read_text()
+    unknown = tmp_path / "unknown.jsonl"
+    unknown.write_text('{"question": "What is the total?", "answers": ["1"], "documents": ["nosuch.pdf"]}\n')
+    done = run(env, "eval", "--workspace", workspace, "--questions", str(unknown), "--out", str(tmp_path / "u"))
+    assert (done.returncode, done.stderr.strip()) == (
+        2,
+        f"error: {unknown}, question q001: no document 'nosuch.pdf' in this workspace (`segcite documents` lists them)",
+    )
+    assert not (tmp_path / "u").exists()
+
+
 def test_ctrl_c_stops_and_scores_what_finished(env, workspace, tmp_path: Path) -> None:
     out = tmp_path / "stopped"
     argv = [sys.executable, "-m", "worker.cli", "eval", "--workspace", workspace, "--generate", "60"]

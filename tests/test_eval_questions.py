@@ -124,6 +124,37 @@ def test_a_users_file_is_read_and_its_mistakes_named_by_line() -> None:
         parse_question_lines(["", "# nothing"], "mine.jsonl")
 
 
+def test_lines_of_one_conversation_are_follow_ups_and_documents_scope_a_line() -> None:
+    lines = [
+        '{"question": "What is the total on the Google invoice?", "answers": ["19,647.68"], "conversation": "g"}',
+        '{"question": "What is the total?", "answers": ["544.99"], "documents": ["receipt.json"]}',
+        '{"question": "And its tax rate?", "answers": ["10%"], "conversation": "g", "documents": "inv.json"}',
+    ]
+    first, alone, follow_up = parse_question_lines(lines, "mine.jsonl")
+    assert (first.conversation, first.follow_up, first.documents) == ("g", False, ())
+    assert (alone.conversation, alone.follow_up, alone.documents) == (None, False, ("receipt.json",))
+    assert (follow_up.conversation, follow_up.follow_up, follow_up.documents) == ("g", True, ("inv.json",))
+    assert follow_up.to_json() | {"id": "x"} == {
+        "id": "x",
+        "question": "And its tax rate?",
+        "kind": "user",
+        "answers": ["10%"],
+        "conversation": "g",
+        "follow_up": True,
+        "documents": ["inv.json"],
+    }
+    assert parse_question_lines([orjson.dumps(q.to_json()).decode() for q in (first, follow_up)], "q")[1].follow_up
+    for line, message in {
+        '{"question": "q?", "answers": ["x"], "conversation": ""}': '"conversation" must be a name',
+        '{"question": "q?", "answers": ["x"], "conversation": 3}': '"conversation" must be a name',
+        '{"question": "q?", "answers": ["x"], "documents": []}': '"documents" must be a list of file names',
+        '{"question": "q?", "answers": ["x"], "documents": [""]}': '"documents" must be a list of file names',
+    }.items():
+        with pytest.raises(QuestionFileError) as caught:
+            parse_question_lines([line], "mine.jsonl")
+        assert str(caught.value).startswith(f"mine.jsonl, line 1: {message}"), str(caught.value)
+
+
 def test_a_model_written_question_is_kept_only_when_its_answer_is_in_the_passage(
     workspace: list[SegmentRef],
 ) -> None:

@@ -10,7 +10,7 @@ from test_view import CHROMIUM, LAUNCH_ARGS
 from evaluation import Question, Source, score_answer
 from worker.evalrun.asking import Asked, Run
 from worker.evalrun.html import render_report
-from worker.evalrun.report import build_report, comparison_table, summary_table, with_comparison
+from worker.evalrun.report import build_report, comparison_table, summary, summary_table, with_comparison
 from worker.stores.rows import MessageRow, MessageStatus, Role
 from worker.view import AnswerView, PageView
 
@@ -78,6 +78,38 @@ def test_the_tables_show_each_kind_and_each_change() -> None:
     assert changes["right_rate"].split()[1:] == ["50%", "100%", "+50.0", "pt", "better"]
     assert changes["latency_p50_s"].split()[1:] == ["0.25s", "0.25s", "+0.00s"]
     assert "Compared with before/report.json" in render_report(new, {})
+
+
+def test_follow_ups_are_scored_apart_and_show_how_they_were_read() -> None:
+    first = Question("a", "What is the total on invoice 7?", "user", (("7",),), conversation="inv")
+    then = Question("b", "And its tax?", "user", (("1",),), conversation="inv", follow_up=True)
+    read_as = "And its tax on invoice 7?"
+    payloads = {
+        "a": {"content": "Total: 7", "metadata": {"citations": []}},
+        "b": {
+            "content": "Tax: 2",
+            "metadata": {"citations": [], "answer_status": "answered", "standalone_question": read_as},
+        },
+    }
+    scores = [score_answer(q, payloads[q.id], NAMES, seconds=0.5) for q in (first, then)]
+    asked = {q.id: Asked(q, "c-1", f"m-{q.id}", message(payloads[q.id]), seconds=0.5) for q in (first, then)}
+    report = build_report(
+        Run(list(asked.values()), seconds=1.0), scores, asked, {"workspace": {"name": "w", "id": "x"}}
+    )
+    assert {name: (f["questions"], f["right"], f["wrong"]) for name, f in report["by_turn"].items()} == {
+        "first or alone": (1, 1, 0),
+        "follow-up": (1, 0, 1),
+    }
+    rows = {q["id"]: q for q in report["questions"]}
+    assert (rows["a"]["standalone_question"], rows["b"]["standalone_question"]) == (None, read_as)
+    assert (rows["b"]["conversation"], rows["b"]["follow_up"]) == ("inv", True)
+    turns = summary(report).split("\n\n")[2].splitlines()
+    assert [line.split()[0] for line in turns] == ["turn", "first", "follow-up", "all"]
+    assert turns[2].split()[1:5] == ["1", "0", "0%", "1"]
+    page = render_report(report, {})
+    assert "<caption>Follow-ups apart</caption>" in page
+    assert f"<dt>read as</dt><dd>{read_as}</dd>" in page and "<dt>follow-up</dt><dd>in conversation inv</dd>" in page
+    assert made_report()["by_turn"] == {}  # no follow-up: nothing apart
 
 
 # --- the layout, in Chromium (issue 42: the figures overflowed at 1280 px; the latency chart's labels overlapped)

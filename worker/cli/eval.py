@@ -49,7 +49,8 @@ class Rate(click.ParamType):
     "questions_file",
     type=click.Path(dir_okay=False, path_type=Path),
     help='Your questions, JSON lines: {"question", "answers": [...], "document"?, "page"?} or {"question", '
-    '"unanswerable": true}.',
+    '"unanswerable": true}; "conversation": NAME asks lines in order in one conversation, "documents": [...] '
+    "asks a line of those documents alone.",
 )
 @click.option("--generate", type=click.IntRange(1, 10000), help="Generate N questions from the workspace (no model).")
 @click.option(
@@ -105,13 +106,14 @@ def eval_command(
     with open_store(settings, up.services) as store:
         ws = require_workspace(settings, store, workspace)
         _say_unknown_documents(store, ws, user_questions, questions_file)
+        scopes = _scopes(store, ws, user_questions, questions_file)
         made = _generated(settings, store, workspace, ws, generate, generate_with_model, seed)
         generated, generation, writing = made
         questions = [*user_questions, *generated]
         out.mkdir(parents=True, exist_ok=True)
         _write_questions(out / "questions.jsonl", questions)
         click.echo(f"{len(questions)} questions -> {out / 'questions.jsonl'}", err=True)
-        run = _ask(store, ws, questions, concurrency, timeout)
+        run = _ask(store, ws, questions, scopes, concurrency, timeout)
         about = {
             **_about(settings, workspace, ws, questions_file, concurrency),
             "generation": generation,
@@ -150,6 +152,22 @@ def _say_unknown_documents(store: Store, ws: str, questions: list[Question], pat
     if unknown:
         shown = ", ".join(unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
         click.echo(f"note: {path} names documents the workspace does not hold: {shown}", err=True)
+
+
+def _scopes(store: Store, ws: str, questions: list[Question], path: Path | None) -> dict[str, list[str]]:
+    """The document ids each question's `"documents"` names (file names as `segcite documents` lists them, or ids),
+    by question id; one the workspace does not hold stops the run before anything is asked."""
+    from worker.app_actions import UnknownDocument, chosen_documents
+
+    held = store.documents(ws)
+    scopes = {}
+    for q in questions:
+        if q.documents:
+            try:
+                scopes[q.id] = chosen_documents(held, q.documents)
+            except UnknownDocument as exc:
+                raise UserError(f"{path}, question {q.id}: {exc} (`segcite documents` lists them)") from None
+    return scopes
 
 
 def _read_old_report(path: Path) -> dict[str, Any]:
@@ -209,14 +227,22 @@ def _write_questions(path: Path, questions: list[Question]) -> None:
     path.write_bytes(b"".join(orjson.dumps(q.to_json()) + b"\n" for q in questions))
 
 
-def _ask(store: Store, ws: str, questions: list[Question], concurrency: int, timeout: float) -> Run:
+def _ask(
+    store: Store, ws: str, questions: list[Question], scopes: dict[str, list[str]], concurrency: int, timeout: float
+) -> Run:
     from worker.evalrun.asking import ask_all
 
     if not store.documents(ws):
         raise UserError("the workspace holds no documents: add some with `segcite ingest FILE... --workspace NAME`")
     with click.progressbar(length=len(questions), label="asking", file=sys.stderr, show_pos=True) as bar:
         return ask_all(
-            store, ws, questions, concurrency=concurrency, timeout=timeout, on_finished=lambda _: bar.update(1)
+            store,
+            ws,
+            questions,
+            scopes=scopes,
+            concurrency=concurrency,
+            timeout=timeout,
+            on_finished=lambda _: bar.update(1),
         )
 
 

@@ -1,11 +1,12 @@
 """Asking the evaluation's questions the way an app does (worker.app_actions.ask: a question row and a pending
-answer row, whose trigger records the work in the inbox), each in a conversation of its own, several in flight at
+answer row, whose trigger records the work in the inbox), each in a conversation of its own or, for the lines of one
+named conversation, in order in one (a follow-up is asked once the answer before it finished), several in flight at
 once, and collecting the published answers. Ctrl-C stops asking and waiting; what finished is kept."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from evaluation import Question
@@ -49,17 +50,21 @@ def ask_all(
     workspace_id: str,
     questions: Sequence[Question],
     *,
+    scopes: Mapping[str, Sequence[str]] | None = None,
     concurrency: int,
     timeout: float,
     on_finished: Callable[[Asked], None] = lambda _: None,
     clock: Callable[[], float] = time.monotonic,
 ) -> Run:
-    """Ask every question, at most `concurrency` in flight; an answer not finished `timeout` seconds after its
-    question was written is given up (its error says so); when the first `concurrency` answers all time out, no
-    worker is answering and asking stops (`gave_up`). Ctrl-C returns what finished, `interrupted` set."""
+    """Ask every question, at most `concurrency` in flight, each of the documents `scopes` gives for its id (their
+    ids; none: the whole workspace); the questions of one conversation in order, each once the one before finished.
+    An answer not finished `timeout` seconds after its question was written is given up (its error says so); when
+    the first `concurrency` answers all time out, no worker is answering and asking stops (`gave_up`). Ctrl-C
+    returns what finished, `interrupted` set."""
     run = Run([Asked(q) for q in questions])
-    waiting = list(reversed(run.asked))
-    in_flight: dict[str, tuple[Asked, float]] = {}
+    scopes = scopes or {}
+    waiting = _chains(run.asked)
+    in_flight: dict[str, tuple[Asked, float, _Chain]] = {}
     answered = timed_out = 0
     start = clock()
     try:
@@ -68,12 +73,16 @@ def ask_all(
             # unknown, and the run stops after `concurrency` of them (a busy machine must not make it more).
             stalled = timed_out and not answered
             while waiting and not run.gave_up and not stalled and len(in_flight) < concurrency:
-                item = waiting.pop()
-                pending = ask(store, workspace_id, item.question.text)
-                item.conversation_id, item.message_id = pending.conversation_id, pending.id
-                in_flight[pending.id] = (item, clock())
+                chain = waiting.pop(0)
+                item = chain.turns.pop(0)
+                pending = ask(
+                    store, workspace_id, item.question.text, chain.conversation_id, scopes.get(item.question.id)
+                )
+                chain.conversation_id = item.conversation_id = pending.conversation_id
+                item.message_id = pending.id
+                in_flight[pending.id] = (item, clock(), chain)
             time.sleep(POLL)
-            for message_id, (item, asked_at) in list(in_flight.items()):
+            for message_id, (item, asked_at, chain) in list(in_flight.items()):
                 message = store.get_message(message_id)
                 if message is not None and message.status in MESSAGE_DONE:
                     item.message, item.seconds = message, _seconds(message, clock() - asked_at)
@@ -91,11 +100,37 @@ def ask_all(
                 else:
                     continue
                 del in_flight[message_id]
+                if chain.turns:  # its next turn goes first: it reads this answer as history
+                    waiting.insert(0, chain)
                 on_finished(item)
     except KeyboardInterrupt:
         run.interrupted = True
     run.seconds = clock() - start
     return run
+
+
+@dataclass
+class _Chain:
+    """The questions still to ask in one conversation (its id once the first was asked)."""
+
+    turns: list[Asked]
+    conversation_id: str | None = None
+
+
+def _chains(asked: Sequence[Asked]) -> list[_Chain]:
+    """The questions as conversations, in the file's order: those of one `conversation` name together, in order;
+    every other question in one of its own."""
+    chains: list[_Chain] = []
+    named: dict[str, _Chain] = {}
+    for item in asked:
+        name = item.question.conversation
+        if name is not None and name in named:
+            named[name].turns.append(item)
+            continue
+        chains.append(_Chain([item]))
+        if name is not None:
+            named[name] = chains[-1]
+    return chains
 
 
 def _seconds(message: MessageRow, observed: float) -> float:

@@ -120,41 +120,38 @@ def _groups(report: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
 
 def _figures_tables(report: Mapping[str, Any]) -> str:
     """The figures per kind and for all, in two tables narrow enough for a laptop's screen: the answers, then
-    their citations and speed."""
-    answers = ["questions", "right", "wrong", "not found", "unanswerable answered"]
-    citations = ["citation precision", "citation recall", "latency p50", "latency p95", "tokens"]
-    rows_answers, rows_citations = [], []
-    for name, f in _groups(report):
-        rows_answers.append(
-            (
-                name,
-                [
-                    f"{f['questions']}" + (f" ({f['errors']} errors)" if f["errors"] else ""),
-                    f"{f['right']} ({_pct(f['right_rate'])})" if f["answerable"] else "–",
-                    f"{f['wrong']} ({_pct(f['wrong_rate'])})" if f["answerable"] else "–",
-                    f"{f['not_found']} ({_pct(f['not_found_rate'])})" if f["answerable"] else "–",
-                    f"{f['unanswerable_answered']} of {f['unanswerable']}" if f["unanswerable"] else "–",
-                ],
-            )
-        )
-        rows_citations.append(
-            (
-                name,
-                [
-                    f"{_pct(f['citation_precision'])} of {f['citations']}" if f["citations"] else "–",
-                    _pct(f["citation_recall"]),
-                    "–" if f["latency_p50_s"] is None else f"{f['latency_p50_s']:.2f} s",
-                    "–" if f["latency_p95_s"] is None else f"{f['latency_p95_s']:.2f} s",
-                    "not reported" if f["tokens"] is None else str(f["tokens"]),
-                ],
-            )
-        )
-    return (
-        '<section aria-label="Figures"><h2>Figures</h2><div class="tables">'
-        + _table("Answers", answers, rows_answers)
-        + _table("Citations and speed", citations, rows_citations)
-        + "</div></section>"
-    )
+    their citations and speed; with follow-ups, the answers of follow-ups apart from the questions asked first."""
+    groups = _groups(report)
+    tables = _table("Answers", ANSWER_FIGURES, [(name, _answer_cells(f)) for name, f in groups])
+    tables += _table("Citations and speed", CITATION_FIGURES, [(name, _citation_cells(f)) for name, f in groups])
+    if report.get("by_turn"):
+        turns = [*report["by_turn"].items(), ("all", report["summary"])]
+        tables += _table("Follow-ups apart", ANSWER_FIGURES, [(name, _answer_cells(f)) for name, f in turns])
+    return f'<section aria-label="Figures"><h2>Figures</h2><div class="tables">{tables}</div></section>'
+
+
+ANSWER_FIGURES = ("questions", "right", "wrong", "not found", "unanswerable answered")
+CITATION_FIGURES = ("citation precision", "citation recall", "latency p50", "latency p95", "tokens")
+
+
+def _answer_cells(f: Mapping[str, Any]) -> list[str]:
+    return [
+        f"{f['questions']}" + (f" ({f['errors']} errors)" if f["errors"] else ""),
+        f"{f['right']} ({_pct(f['right_rate'])})" if f["answerable"] else "–",
+        f"{f['wrong']} ({_pct(f['wrong_rate'])})" if f["answerable"] else "–",
+        f"{f['not_found']} ({_pct(f['not_found_rate'])})" if f["answerable"] else "–",
+        f"{f['unanswerable_answered']} of {f['unanswerable']}" if f["unanswerable"] else "–",
+    ]
+
+
+def _citation_cells(f: Mapping[str, Any]) -> list[str]:
+    return [
+        f"{_pct(f['citation_precision'])} of {f['citations']}" if f["citations"] else "–",
+        _pct(f["citation_recall"]),
+        "–" if f["latency_p50_s"] is None else f"{f['latency_p50_s']:.2f} s",
+        "–" if f["latency_p95_s"] is None else f"{f['latency_p95_s']:.2f} s",
+        "not reported" if f["tokens"] is None else str(f["tokens"]),
+    ]
 
 
 def _table(caption: str, head: Sequence[str], rows: Sequence[tuple[str, Sequence[str]]]) -> str:
@@ -420,6 +417,12 @@ def _failure(q: Mapping[str, Any], view: AnswerView | None, source: AnswerView |
     ]
     if where:
         parts.append(f"<dt>where</dt><dd>{where}</dd>")
+    if q.get("follow_up"):
+        parts.append(f"<dt>follow-up</dt><dd>in conversation {html.escape(q['conversation'])}</dd>")
+    if q.get("standalone_question"):
+        parts.append(f"<dt>read as</dt><dd>{html.escape(q['standalone_question'])}</dd>")
+    if q.get("documents"):
+        parts.append(f"<dt>asked of</dt><dd>{html.escape(', '.join(q['documents']))}</dd>")
     if q.get("answer_status"):
         parts.append(f"<dt>answer_status</dt><dd>{html.escape(q['answer_status'])}</dd>")
     if q.get("message_id"):

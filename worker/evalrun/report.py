@@ -12,6 +12,7 @@ from evaluation.scoring import DECLINED, ERROR, RIGHT
 from worker.evalrun.asking import Asked, Run
 
 SCHEMA = "segcite-eval/1"
+FIRST, FOLLOW_UP = "first or alone", "follow-up"  # by_turn's groups
 KIND_ORDER = ("field", "label", "sentence", "definition", "table", "unanswerable", "user", "model")
 
 
@@ -38,13 +39,23 @@ def build_report(
         "calibration": calibration(scores),
         "by_kind": grouped(scores, lambda s: [s.question.kind]),
         "by_document": grouped(scores, documents_of),
+        "by_turn": _by_turn(scores),
         "questions": [_question_row(s, asked[s.question.id]) for s in scores],
     }
+
+
+def _by_turn(scores: Sequence[Score]) -> dict[str, dict[str, Any]]:
+    """Follow-ups scored apart from the questions asked first or alone (design §12); empty without follow-ups."""
+    if not any(s.question.follow_up for s in scores):
+        return {}
+    turns = grouped(scores, lambda s: [FOLLOW_UP if s.question.follow_up else FIRST])
+    return {name: turns[name] for name in (FIRST, FOLLOW_UP) if name in turns}
 
 
 def _question_row(score: Score, asked: Asked) -> dict[str, Any]:
     q = score.question
     message = asked.message
+    standalone = (message.metadata or {}).get("standalone_question") if message is not None else None
     return {
         **q.to_json(),
         "outcome": score.outcome,
@@ -53,6 +64,7 @@ def _question_row(score: Score, asked: Asked) -> dict[str, Any]:
         "conversation_id": asked.conversation_id,
         "message_id": asked.message_id,
         "content": message.content if message is not None else None,
+        "standalone_question": standalone if standalone != q.text else None,
         "citations": [
             {"number": c.number, "document": c.document, "page": c.page_idx + 1, "good": c.good, "quote": c.quote}
             for c in score.citations
@@ -91,7 +103,10 @@ def _sec(value: float | None) -> str:
 def summary(report: Mapping[str, Any]) -> str:
     """What `segcite eval` prints at its end: the headline first (how many questions were answerable, and when
     that is fewer than asked, or none), the figures per kind, then the calibration per `answer_status`."""
-    return "\n\n".join([report["headline"], summary_table(report), calibration_table(report)])
+    tables = [summary_table(report), calibration_table(report)]
+    if report.get("by_turn"):
+        tables.insert(1, summary_table(report, groups=list(report["by_turn"].items()), first="turn"))
+    return "\n\n".join([report["headline"], *tables])
 
 
 def calibration_table(report: Mapping[str, Any]) -> str:
@@ -102,10 +117,13 @@ def calibration_table(report: Mapping[str, Any]) -> str:
     return _aligned(rows)
 
 
-def summary_table(report: Mapping[str, Any]) -> str:
-    """One row per kind and one for all: counts, rates, citation precision and recall, latency."""
+def summary_table(
+    report: Mapping[str, Any], groups: list[tuple[str, Mapping[str, Any]]] | None = None, first: str = ""
+) -> str:
+    """One row per kind (or per group of `groups`, headed `first`) and one for all: counts, rates, citation
+    precision and recall, latency."""
     header = [
-        "",
+        first,
         "questions",
         "right",
         "wrong",
@@ -117,7 +135,8 @@ def summary_table(report: Mapping[str, Any]) -> str:
         "p95",
     ]
     rows = [header]
-    groups = [(k, report["by_kind"][k]) for k in sorted(report["by_kind"], key=_kind_rank)]
+    if groups is None:
+        groups = [(k, report["by_kind"][k]) for k in sorted(report["by_kind"], key=_kind_rank)]
     for name, f in [*groups, ("all", report["summary"])]:
         unanswered = f"{f['unanswerable_answered']}/{f['unanswerable']}" if f["unanswerable"] else "-"
         rows.append(
