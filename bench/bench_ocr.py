@@ -1,7 +1,7 @@
 """OCR of real photos and scans (issue 43): the `local` parser on the page images that the real Document AI outputs
 carry (`pages[].image`), against Document AI's own text of that page.
 
-    python bench/bench_ocr.py [--fixtures ../shared/fixtures] [--only NAME ...]
+    python bench/bench_ocr.py [--fixtures ../shared/fixtures] [--only NAME ...] [--variants]
 
 For each distinct page image of ../shared/fixtures/docai-real/*.json and docai/*.json whose page has text: the image
 bytes as a user would upload them, through `parse.parse_local` (orientation, deskew, OCR, form fields and tables),
@@ -11,6 +11,11 @@ then
 - words: the share of Document AI's words (letters or digits, with repeats) the local text holds;
 - seconds: CPU seconds the page took (this process and Tesseract's, on one core).
 A table per image, then totals (CER over all characters, words over all words, seconds a page).
+
+`--variants` measures each step of parse.scan same-run, by switching the later ones off (module settings set for
+the run, as a before/after of each change): the parser as it was before issue 43 (no levelling, no orientation,
+no second reading of small text), then each step added. The table per image is printed for the first and the
+last; then the totals of each.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from PIL import Image, UnidentifiedImageError
 from rapidfuzz.distance import Levenshtein
 
 import parse
+from parse import scan, skew
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -71,6 +77,27 @@ def fixture_pages(root: Path) -> list[FixturePage]:
             name = path.stem if number == 1 else f"{path.stem}_p{number}"
             pages.append(FixturePage(name, image, reference))
     return pages
+
+
+# Printed pages of the fixtures also read turned and askew (as a user photographs them), made here: the real images
+# are nearly all upright and level.
+TURNED = ("invoice_parser_1p", "expense_parser_1p", "us_driver_license_parser_1p", "utility_parser_1p_4tables")
+TURNS = ((90, "turned 90"), (180, "upside down"), (270, "turned 270"), (6, "askew 6 degrees"))
+
+
+def turned_pages(pages: list[FixturePage]) -> list[FixturePage]:
+    out = []
+    for page in pages:
+        if page.name not in TURNED:
+            continue
+        with Image.open(io.BytesIO(page.image)) as image:
+            picture = image.convert("RGB")
+        for angle, how in TURNS:
+            turned = picture.rotate(angle, expand=True, fillcolor="white", resample=Image.Resampling.BICUBIC)
+            buffer = io.BytesIO()
+            turned.save(buffer, format="JPEG", quality=92)
+            out.append(FixturePage(f"{page.name} {how}", buffer.getvalue(), page.reference))
+    return out
 
 
 def page_text(page: dict, text: str) -> str:
@@ -147,10 +174,55 @@ def print_table(rows: list[Row]) -> None:
     )
 
 
+def _no_turns(image: Image.Image, where: str) -> list[int]:
+    return []
+
+
+def _no_rules(image: Image.Image) -> None:
+    return None
+
+
+# Each variant: the settings it changes, (module, name, value); the last is the parser as it is.
+_LEVELLED = (skew, "MIN_SKEW", float("inf"))
+_UPRIGHT = (scan, "_turns", _no_turns)
+_RULES = (scan, "unruled", _no_rules)
+_LARGER = (scan, "SMALL_TEXT", 0)
+VARIANTS: dict[str, list[tuple[object, str, object]]] = {
+    "before issue 43": [_LEVELLED, _UPRIGHT, _RULES, _LARGER],
+    "+ levelled": [_UPRIGHT, _RULES, _LARGER],
+    "+ set upright": [_RULES, _LARGER],
+    "+ rules taken out": [_LARGER],
+    "+ small text read larger (as it is)": [],
+}
+
+
+def run_variant(pages: list[FixturePage], settings: list[tuple[object, str, object]]) -> list[Row]:
+    saved = [(module, name, getattr(module, name)) for module, name, _ in settings]
+    try:
+        for module, name, value in settings:
+            setattr(module, name, value)
+        return [measure(page) for page in pages]
+    finally:
+        for module, name, value in saved:
+            setattr(module, name, value)
+
+
+def print_totals(results: dict[str, list[Row]]) -> None:
+    print(f"{'variant':40} {'CER':>6} {'words':>6} {'CPU s/page':>10}")
+    for name, rows in results.items():
+        chars, words = sum(r.reference_chars for r in rows), sum(r.reference_words for r in rows)
+        print(
+            f"{name:40} {sum(r.edits for r in rows) / max(1, chars):6.3f} "
+            f"{sum(r.words_found for r in rows) / max(1, words):6.3f} {sum(r.seconds for r in rows) / len(rows):10.2f}"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--fixtures", type=Path, default=REPO.parent / "shared" / "fixtures")
     parser.add_argument("--only", nargs="*", help="only the images whose name holds one of these")
+    parser.add_argument("--variants", action="store_true", help="each step of parse.scan, before and after")
+    parser.add_argument("--no-turned", action="store_true", help="leave out the turned and askew copies")
     args = parser.parse_args()
     if not parse.tesseract_available():
         raise SystemExit("no tesseract on PATH: apt-get install tesseract-ocr")
@@ -160,8 +232,25 @@ def main() -> None:
         pages = [p for p in pages if any(part in p.name for part in args.only)]
     if not pages:
         raise SystemExit(f"no page images under {args.fixtures}")
+    sets = {"real page images": pages}
+    if not args.no_turned:
+        sets["printed pages turned and askew"] = turned_pages(pages)
     started = time.perf_counter()
-    print_table([measure(page) for page in pages])
+    for title, chosen in sets.items():
+        if not chosen:
+            continue
+        print(f"== {title}")
+        if not args.variants:
+            print_table([measure(page) for page in chosen])
+            continue
+        results = {name: run_variant(chosen, settings) for name, settings in VARIANTS.items()}
+        names = list(results)
+        for name in (names[0], names[-1]):
+            print(f"\n{name}:")
+            print_table(results[name])
+        print()
+        print_totals(results)
+        print()
     print(f"({time.perf_counter() - started:.0f} s wall)")
 
 

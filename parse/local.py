@@ -19,6 +19,7 @@ from parse.errors import ParseError
 from parse.kinds import MIME_TYPES, detect_kind
 from parse.layout import PageLayout, group_paragraphs
 from parse.pdf import open_pdf
+from parse.scan import read_scan
 from parse.text_layer import needs_ocr, text_lines
 
 DEFAULT_PAGES_PER_SHARD = 15  # Document AI's online limit, so both parsers shard alike
@@ -111,8 +112,8 @@ def _pdf_page(page: pdfium.PdfPage, index: int, languages: str) -> tuple[PageLay
         if not needs_ocr(page):
             return PageLayout(group_paragraphs(text_lines(page))), images.render_page(page)
         fine = images.render_page(page, ocr.OCR_PIXELS)
-        layout = ocr.ocr_page(fine, languages=languages, where=f"page {index + 1}")
-        return layout, images.fit(fine, images.PAGE_IMAGE_PIXELS)
+        upright, layout = read_scan(fine, languages=languages, where=f"page {index + 1}")
+        return layout, images.fit(upright, images.PAGE_IMAGE_PIXELS)
     except pdfium.PdfiumError:
         raise ParseError(f"page {index + 1} of the PDF cannot be read: the file is damaged") from None
     finally:
@@ -122,5 +123,6 @@ def _pdf_page(page: pdfium.PdfPage, index: int, languages: str) -> tuple[PageLay
 def _image_pages(data: bytes, languages: str) -> Iterator[tuple[PageLayout, Image.Image]]:
     with images.open_image(data) as image:
         for index, frame in enumerate(images.frames(image, ocr.OCR_PIXELS)):
-            layout = ocr.ocr_page(images.fit(frame, ocr.OCR_PIXELS), languages=languages, where=f"page {index + 1}")
-            yield layout, images.fit(frame, images.PAGE_IMAGE_PIXELS)
+            where = f"page {index + 1}"
+            upright, layout = read_scan(images.fit(frame, ocr.OCR_PIXELS), languages=languages, where=where)
+            yield layout, images.fit(upright, images.PAGE_IMAGE_PIXELS)
