@@ -27,6 +27,10 @@ DEFAULT_MAX_PAGES = 2000
 _REOPEN_EVERY = 16
 
 NOT_SUPPORTED = "not a PDF or an image (PNG, JPEG, TIFF, GIF, BMP or WEBP)"
+_NOTHING_READ = (
+    "no text could be read on {where}: OCR found no words, upright or turned (a blank, blurred or very small "
+    "picture, or handwriting, which Document AI reads: SEGCITE_PARSER=documentai)"
+)
 
 Progress = Callable[[int, int], None]
 
@@ -81,12 +85,16 @@ def _shards(
     shard_count = -(-total // pages_per_shard)
     writer = ShardWriter()
     text_offset = done = 0
+    read_any = False
     for done, (layout, picture) in enumerate(pages, start=1):
         image = images.encode(picture)
         picture.close()
         writer.add_page(done, layout, image)
+        read_any = read_any or layout.has_text
         if on_page is not None:
             on_page(done, total)
+        if done == total and not read_any:  # said about the file here, never "the document holds no text" at ingest
+            raise ParseError(_NOTHING_READ.format(where="page 1" if total == 1 else f"any of its {total} pages"))
         if len(writer.pages) == pages_per_shard or done == total:
             yield writer.shard(mime_type, (done - 1) // pages_per_shard, shard_count, text_offset)
             text_offset += writer.length
