@@ -52,17 +52,29 @@ class FixturePage:
     reference: str
 
 
-def fixture_pages(root: Path) -> list[FixturePage]:
-    """Every distinct page image (the same photo run through several processors counts once) whose page has text."""
-    pages: list[FixturePage] = []
+@dataclass(frozen=True)
+class FixtureDocument:
+    """A fixture whose pages carry their images: its Document AI JSON (a ProcessResponse read as its document)."""
+
+    path: Path
+    document: dict
+    pages: list[FixturePage]
+
+
+def fixture_documents(root: Path) -> list[FixtureDocument]:
+    """Every fixture with page images whose pages have text, each photo once (the same photo run through several
+    processors: the first fixture that has it)."""
+    documents: list[FixtureDocument] = []
     seen: set[str] = set()
     for path in sorted([*root.glob("docai-real/*.json"), *root.glob("docai/*.json")]):
         document = orjson.loads(path.read_bytes())
         document = document.get("document", document) if isinstance(document, dict) else {}
         text = document.get("text") or ""
+        pages = []
+        count = len(document.get("pages") or [])
         for number, page in enumerate(document.get("pages") or [], start=1):
             content = (page.get("image") or {}).get("content")
-            reference = page_text(page, text)
+            reference = page_text(page, text) or (text if count == 1 else "")
             if not content or not reference.strip():
                 continue
             try:
@@ -70,13 +82,17 @@ def fixture_pages(root: Path) -> list[FixturePage]:
                 Image.open(io.BytesIO(image)).verify()
             except (binascii.Error, UnidentifiedImageError, OSError):
                 continue  # a fixture whose image was cut (an ERR_ case)
-            digest = hashlib.sha256(image).hexdigest()
-            if digest in seen:
-                continue
-            seen.add(digest)
             name = path.stem if number == 1 else f"{path.stem}_p{number}"
             pages.append(FixturePage(name, image, reference))
-    return pages
+        digest = hashlib.sha256(pages[0].image).hexdigest() if pages else ""
+        if pages and digest not in seen:
+            seen.add(digest)
+            documents.append(FixtureDocument(path, document, pages))
+    return documents
+
+
+def fixture_pages(root: Path) -> list[FixturePage]:
+    return [page for document in fixture_documents(root) for page in document.pages]
 
 
 # Printed pages of the fixtures also read turned and askew (as a user photographs them), made here: the real images
