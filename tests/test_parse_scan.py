@@ -13,6 +13,7 @@ from pathlib import Path
 import orjson
 import pytest
 from PIL import Image, ImageDraw, ImageFont
+from test_view import browser  # noqa: F401 (the fixture: Debian's Chromium through Playwright)
 
 import parse
 from ingest import build_segments
@@ -152,3 +153,31 @@ def test_a_picture_where_ocr_reads_nothing_says_so(data: bytes, where: str) -> N
     with pytest.raises(parse.ParseError) as caught:
         list(parse.parse_local(data))
     assert str(caught.value).startswith(f"no text could be read on {where}: OCR found no words, upright or turned")
+
+
+def test_a_turned_photos_page_shows_upright_with_the_quote_highlighted(
+    browser,  # noqa: F811 (test_view's fixture)
+    docai_real_dir: Path,
+    tmp_path: Path,
+) -> None:
+    """`segcite view` of an answer over a photo taken upside down: the page image it stored (upright, a PNG of a few
+    colors) is shown with the cited line's box where the line is (test_view's browser checks, within a pixel)."""
+    from test_view import check_in_browser, offline_view
+
+    from worker.view import render_view
+
+    document = orjson.loads((docai_real_dir / "invoice_parser_1p.json").read_bytes())
+    with Image.open(io.BytesIO(base64.b64decode(document["pages"][0]["image"]["content"]))) as image:
+        upside_down = image.convert("RGB").rotate(180)
+    (shard,) = parse.parse_local(as_png(upside_down))
+    source = tmp_path / "photo.json"
+    source.write_bytes(orjson.dumps(shard))
+    segments = build_segments(source.read_bytes(), "photo")
+    cited = next(s for s in segments if s.kind == "field" and s.text.startswith("Balance Due"))
+    view, citations = offline_view(source, "What is the balance due?", [(cited.text, cited.segment_index)])
+    assert [c["citation_status"] for c in citations] == ["cited"]
+    boxes = citations[0]["boxes"]  # the label's and the value's: top right, where the upright page has them
+    assert len(boxes) == 2 and all(box["x0"] > 0.5 and 0.15 < box["y0"] < 0.25 for box in boxes), boxes
+    html_file = tmp_path / "answer.html"
+    html_file.write_text(render_view(view), encoding="utf-8")
+    check_in_browser(browser, html_file, citations).close()
