@@ -8,8 +8,8 @@
    only when it reads clearly better; Tesseract reads some text turned a quarter clockwise as vertical text, so
    only level words count (a page read sideways is set upright all the same).
 4. Ruled lines taken out (parse.rules: a table's grid hides its cells from Tesseract), kept where it reads more.
-5. Small text (words under ~20 pixels high, a small photo) is read again at 24 pixels, and kept where it reads
-   more.
+5. Small text (words under ~20 pixels high, a small photo) read unclearly is read again at 24 pixels, and kept
+   where it reads more.
 Measured on the real photos and scans of the fixtures by bench/bench_ocr.py.
 
 The page image segcite keeps is the upright, levelled picture: the boxes are on it, as a viewer draws them.
@@ -34,7 +34,8 @@ SURE = 0.5  # a word's confidence at which it counts as read
 BETTER = 1.25  # a turn is kept when it reads this much more than the page as it came
 CLEARER = 1.05  # the page without its rules is kept when it reads this much more (it reads less on some IDs)
 SURE_TURN = 2.0  # Tesseract's orientation confidence above which its turn alone is tried
-SMALL_TEXT = 20  # pixels: median height of the words under which the page is read again larger
+SMALL_TEXT = 20  # pixels: median height of the words under which the page is read again larger,
+CLEAR = 0.85  # unless it reads this clearly already (a larger copy took twice the time and found nothing more)
 TEXT_HEIGHT = 24  # pixels: the height small text is scaled to
 MAX_SCALE = 3.0
 MAX_OCR_PIXELS = 12_000_000  # a larger copy is bounded too: Tesseract's time grows with it
@@ -73,9 +74,14 @@ class Reading:
         )
 
     @property
-    def readable(self) -> bool:
+    def quality(self) -> float:
+        """The share of its characters read with confidence in level words (0 where it read none)."""
         letters = sum(letters for _, letters, _ in self._measured)
-        return letters > 0 and self.score >= READABLE * letters
+        return self.score / letters if letters else 0.0
+
+    @property
+    def readable(self) -> bool:
+        return self.quality >= READABLE
 
     @property
     def text_height(self) -> float | None:
@@ -103,7 +109,7 @@ def read_scan(image: Image.Image, *, languages: str = "eng", where: str = "a pag
         clearer = read(best.image, without_rules)
         if clearer.score > CLEARER * best.score:
             best, ocr_input = clearer, without_rules
-    larger = _larger(ocr_input, best.text_height)
+    larger = _larger(ocr_input, best.text_height) if best.quality < CLEAR else None
     if larger is not None:
         reread = read(best.image, larger)
         if reread.score > best.score:
