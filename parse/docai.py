@@ -3,8 +3,9 @@ offsets left out), one shard at a time.
 
 Text is written as Document AI's OCR writes it: words of a line joined by a space, each line ending in "\n".
 A token's anchor holds its word and the break after it, a line's its words and its "\n"; paragraphs, blocks
-and the page hold their lines. Anchors are local to the shard's `text`; `shardInfo.textOffset` places it in
-the document's."""
+and the page hold their lines. A page read by OCR also has the `formFields` and `tables` parse.forms finds, each
+name, value and cell anchored on its words' characters. Anchors are local to the shard's `text`;
+`shardInfo.textOffset` places it in the document's."""
 
 from __future__ import annotations
 

@@ -126,8 +126,9 @@ def _row_fields(chunks: list[list[Word]]) -> list[Field]:
 
 def _labelled(chunk: list[Word]) -> list[Field]:
     """The `label: value` pairs of a chunk. A label is the words before a colon: the chunk's first label from the
-    chunk's start; a later one from the widest gap between the colon before and its own ("Address: 24 Barney Lane
-    City: Towaco", "Emergency Contact: Eva Walker Emergency Contact Phone: …")."""
+    chunk's start; a later one from the widest gap between the colon before and its own, where a value written on a
+    form's line ends and the next printed label starts ("Address: 24 Barney Lane   City: Towaco"), at most
+    MAX_LABEL_WORDS words, and the value before it keeps a word."""
     colons = [(i, at) for i, word in enumerate(chunk) if (at := _colon(word)) >= 0]
     fields: list[Field] = []
     for n, (i, at) in enumerate(colons):
