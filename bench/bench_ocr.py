@@ -14,7 +14,7 @@ then
 - seconds: CPU seconds the page took (this process and Tesseract's, on one core).
 A table per image, then totals (CER over all characters, words over all words, seconds a page).
 
-`--variants` measures each step of parse.scan same-run, by switching the later ones off (module settings set for
+`--variants` measures each step of parse.ocr.scan same-run, by switching the later ones off (module settings set for
 the run, as a before/after of each change): the parser as it was before issue 43 (no levelling, no orientation,
 no second reading of small text), then each step added. The table per image is printed for the first and the
 last; then the totals of each.
@@ -40,7 +40,7 @@ from PIL import Image, UnidentifiedImageError
 from rapidfuzz.distance import Levenshtein
 
 import parse
-from parse import scan, skew
+from parse.ocr import scan, skew
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -252,7 +252,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--fixtures", type=Path, default=REPO.parent / "shared" / "fixtures")
     parser.add_argument("--only", nargs="*", help="only the images whose name holds one of these")
-    parser.add_argument("--variants", action="store_true", help="each step of parse.scan, before and after")
+    parser.add_argument("--variants", action="store_true", help="each step of parse.ocr.scan, before and after")
     parser.add_argument("--no-turned", action="store_true", help="leave out the turned and askew copies")
     args = parser.parse_args()
     if not parse.tesseract_available():

@@ -3,7 +3,7 @@ offsets left out), one shard at a time.
 
 Text is written as Document AI's OCR writes it: words of a line joined by a space, each line ending in "\n".
 A token's anchor holds its word and the break after it, a line's its words and its "\n"; paragraphs, blocks
-and the page hold their lines. A page read by OCR also has the `formFields` and `tables` parse.forms finds, each
+and the page hold their lines. A page read by OCR also has the `formFields` and `tables` parse.ocr.forms finds, each
 name, value and cell anchored on its words' characters. Anchors are local to the shard's `text`;
 `shardInfo.textOffset` places it in the document's."""
 
@@ -13,8 +13,8 @@ import base64
 from dataclasses import dataclass
 from typing import Any
 
-from parse.forms import Field, Part, Table, page_forms
 from parse.layout import Box, PageLayout, Word, union
+from parse.ocr.forms import Field, Part, Table, page_forms
 
 
 @dataclass(slots=True)

@@ -19,7 +19,6 @@ from parse.errors import ParseError
 from parse.kinds import MIME_TYPES, detect_kind
 from parse.layout import PageLayout, group_paragraphs
 from parse.pdf import open_pdf
-from parse.scan import read_scan
 from parse.text_layer import needs_ocr, text_lines
 
 DEFAULT_PAGES_PER_SHARD = 15  # Document AI's online limit, so both parsers shard alike
@@ -120,7 +119,7 @@ def _pdf_page(page: pdfium.PdfPage, index: int, languages: str) -> tuple[PageLay
         if not needs_ocr(page):
             return PageLayout(group_paragraphs(text_lines(page))), images.render_page(page)
         fine = images.render_page(page, ocr.OCR_PIXELS)
-        upright, layout = read_scan(fine, languages=languages, where=f"page {index + 1}")
+        upright, layout = ocr.read_scan(fine, languages=languages, where=f"page {index + 1}")
         return layout, images.fit(upright, images.PAGE_IMAGE_PIXELS)
     except pdfium.PdfiumError:
         raise ParseError(f"page {index + 1} of the PDF cannot be read: the file is damaged") from None
@@ -132,5 +131,5 @@ def _image_pages(data: bytes, languages: str) -> Iterator[tuple[PageLayout, Imag
     with images.open_image(data) as image:
         for index, frame in enumerate(images.frames(image, ocr.OCR_PIXELS)):
             where = f"page {index + 1}"
-            upright, layout = read_scan(images.fit(frame, ocr.OCR_PIXELS), languages=languages, where=where)
+            upright, layout = ocr.read_scan(images.fit(frame, ocr.OCR_PIXELS), languages=languages, where=where)
             yield layout, images.fit(upright, images.PAGE_IMAGE_PIXELS)

@@ -1,13 +1,14 @@
 """A photo or a scanned page read by OCR: levelled, set upright, its small text read larger (issue 43).
 
-1. Levelled: lines leaning up to 15 degrees (parse.skew).
+1. Levelled: lines leaning up to 15 degrees (parse.ocr.skew).
 2. Read as it is. A page OCR reads well (most of its characters in level words it is sure of) is done: the usual
    scan costs one pass.
 3. Else set upright: Tesseract's orientation detection says which quarter turn, where it can tell (a page of
    print); where it cannot (a label, a receipt's few lines, handwriting), each other turn is read. A turn is kept
    only when it reads clearly better; Tesseract reads some text turned a quarter clockwise as vertical text, so
    only level words count (a page read sideways is set upright all the same).
-4. Ruled lines taken out (parse.rules: a table's grid hides its cells from Tesseract), kept where it reads more.
+4. Ruled lines taken out (parse.ocr.rules: a table's grid hides its cells from Tesseract), kept where it reads
+   more.
 5. Small text (words under ~20 pixels high, a small photo) read unclearly is read again at 24 pixels, and kept
    where it reads more.
 Measured on the real photos and scans of the fixtures by bench/bench_ocr.py.
@@ -24,10 +25,10 @@ from dataclasses import dataclass
 
 from PIL import Image
 
-from parse import ocr
 from parse.layout import PageLayout, Word
-from parse.rules import unruled
-from parse.skew import level
+from parse.ocr import tesseract
+from parse.ocr.rules import unruled
+from parse.ocr.skew import level
 
 READABLE = 0.7  # share of a page's characters in level words OCR is sure of, above which it is read
 SURE = 0.5  # a word's confidence at which it counts as read
@@ -95,7 +96,7 @@ def read_scan(image: Image.Image, *, languages: str = "eng", where: str = "a pag
 
     def read(picture: Image.Image, ocr_input: Image.Image | None = None) -> Reading:
         """`picture` as kept, read from `ocr_input` (the same page without its rules, or larger) where given."""
-        return Reading(picture, ocr.ocr_page(ocr_input or picture, languages=languages, where=where))
+        return Reading(picture, tesseract.ocr_page(ocr_input or picture, languages=languages, where=where))
 
     best = read(level(image))
     if not best.readable:
@@ -119,7 +120,7 @@ def read_scan(image: Image.Image, *, languages: str = "eng", where: str = "a pag
 
 def _turns(image: Image.Image, where: str) -> list[int]:
     """The quarter turns worth reading: the one Tesseract's orientation detection is sure of, else all three."""
-    found = ocr.orientation(image, where=where)
+    found = tesseract.orientation(image, where=where)
     if found is not None and found[1] >= SURE_TURN:
         return [found[0]] if found[0] else []
     return [180, 90, 270]

@@ -3,7 +3,7 @@
 Projection profiles: the page's ink, turned by each candidate angle, is summed row by row; at the angle where the
 rows run between the lines, the sums jump from full (a line) to empty (the gap under it), and the profile is at
 its sharpest. Summed column by column, the same turns tell whether the lines run down the page instead (a page
-turned a quarter), which is not a skew: that is for the orientation to fix (parse.scan).
+turned a quarter), which is not a skew: that is for the orientation to fix (parse.ocr.scan).
 """
 
 from __future__ import annotations
