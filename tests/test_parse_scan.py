@@ -115,6 +115,20 @@ def test_a_real_page_photographed_upside_down_is_read(docai_real_dir: Path) -> N
     assert segments and {s.page_idx for s in segments} == {0}
 
 
+@pytest.mark.parametrize("angle", [90, 6], ids=["sideways", "askew"])
+def test_a_real_receipt_photographed_sideways_or_askew_is_read(docai_real_dir: Path, angle: int) -> None:
+    """A receipt photographed on a dark desk: its edges and its barcode run down the page, which must neither hide
+    how far its lines lean nor which way is up (each turn is tried from the page as it came)."""
+    document = orjson.loads((docai_real_dir / "expense_parser_1p.json").read_bytes())
+    with Image.open(io.BytesIO(base64.b64decode(document["pages"][0]["image"]["content"]))) as image:
+        turned = image.convert("RGB").rotate(angle, expand=True, fillcolor="white")
+    text = "".join(shard["text"] for shard in parse.parse_local(as_png(turned)))
+    expected = re.findall(r"\w+", document["text"].lower())
+    found = set(re.findall(r"\w+", text.lower()))
+    assert sum(w in found for w in expected) >= 0.85 * len(expected), text
+    assert "544.99" in text and "Sales Tax" in text
+
+
 def test_a_bordered_tables_cells_are_read(docai_real_dir: Path) -> None:
     """Tesseract took the grid of this invoice's table for a picture ("fomoecmion Jounin [ewe imam"): without its
     rules, every row is read."""

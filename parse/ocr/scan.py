@@ -100,9 +100,10 @@ def read_scan(image: Image.Image, *, languages: str = "eng", where: str = "a pag
 
     best = read(level(image))
     if not best.readable:
-        for turn in _turns(best.image, where):
-            turned = read(level(best.image.rotate(turn, expand=True)))
-            if turned.score > BETTER * best.score:
+        as_it_came = best
+        for turn in _turns(as_it_came.image, where):
+            turned = read(level(as_it_came.image.rotate(turn, expand=True)))
+            if turned.score > BETTER * as_it_came.score and turned.score > best.score:
                 best = turned
     ocr_input = best.image
     without_rules = unruled(best.image)
