@@ -195,3 +195,23 @@ def test_a_turned_photos_page_shows_upright_with_the_quote_highlighted(
     html_file = tmp_path / "answer.html"
     html_file.write_text(render_view(view), encoding="utf-8")
     check_in_browser(browser, html_file, citations).close()
+
+
+def test_without_orientation_data_each_turn_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tesseract installed without its `osd` data (a build other than Debian's, whose tesseract-ocr depends on
+    tesseract-ocr-osd): orientation detection cannot run, and each turn is read instead."""
+    from parse.ocr import orientation
+
+    picture, drawn = page_picture()
+    upside_down = picture.rotate(180)
+    assert orientation(upside_down)[0] == 180  # with Debian's data it tells
+    found = [p for p in Path("/usr/share/tesseract-ocr").glob("*/tessdata") if (p / "eng.traineddata").is_file()]
+    if not found:
+        pytest.skip("Tesseract's data is not where Debian puts it (/usr/share/tesseract-ocr/*/tessdata)")
+    tessdata = found[0]
+    for name in ("eng.traineddata", "configs"):  # everything but osd.traineddata
+        (tmp_path / name).symlink_to(tessdata / name)
+    monkeypatch.setenv("TESSDATA_PREFIX", str(tmp_path))
+    assert orientation(upside_down) is None
+    read = words_read(list(parse.parse_local(as_png(upside_down))))
+    assert sum(w in read for w in drawn) >= len(drawn) - 2, sorted(read)
