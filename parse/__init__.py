@@ -11,12 +11,16 @@ Celery, no settings: the caller passes limits in and writes the shards out.
   file and its page count first (raising at the call), then returns an iterator of Document AI JSON shards
   (dicts, camelCase as the API's JSON: `text`, `pages[]` with `pageNumber`, `dimension` in pixels of the page
   image, `layout`, `blocks`, `paragraphs`, `lines`, `tokens` with text anchors and normalized bounding polys,
-  `image` {content (base64), mimeType, width, height} of at most ~1.5 megapixels, and `shardInfo`
-  {shardIndex, shardCount, textOffset} as strings). Pages are read one at a time; `on_page(done, total)` is
-  called after each. PDF pages with a text layer are read by pypdfium2, other pages and images by Tesseract.
+  `image` {content (base64), mimeType, width, height} of at most ~1.5 megapixels (text and line art as a PNG of
+  at most 32 colors, photos and scans as a JPEG), and `shardInfo` {shardIndex, shardCount, textOffset} as
+  strings). Pages are read one at a time; `on_page(done, total)` is called after each. PDF pages with a text layer
+  are read by pypdfium2, other pages and images by Tesseract (parse.ocr.scan: levelled, set upright, without their
+  ruled lines, small text read larger; the page image is the upright picture), whose pages also get `formFields`
+  and `tables` read from where the words are (parse.ocr.forms), as Document AI's Form Parser gives them.
 - `ParseError`: one line a user can act on, naming no internal path: not a PDF or an image, an encrypted,
   corrupt or empty PDF, an image over 40 megapixels, more pages than `max_pages`, Tesseract or one of its
-  language packs missing (naming the package to install), a page OCR cannot read.
+  language packs missing (naming the package to install), a page OCR cannot read, a file where OCR reads no word
+  at all ("no text could be read on page 1: …").
 - `check_page_limit(count, max_pages)`: the ParseError of the page limit (for a parser that counts pages
   itself, as the Document AI path does with `page_count`); `DEFAULT_MAX_PAGES` (2000),
   `DEFAULT_PAGES_PER_SHARD` (15: Document AI's online limit).

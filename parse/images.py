@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pypdfium2 as pdfium
-from PIL import Image, ImageChops, ImageOps, ImageSequence, UnidentifiedImageError
+from PIL import Image, ImageChops, ImageOps, ImageSequence, ImageStat, UnidentifiedImageError
 
 from parse.docai import PageImage
 from parse.errors import ParseError
@@ -19,8 +19,15 @@ from parse.errors import ParseError
 PAGE_IMAGE_PIXELS = 1_500_000
 MAX_IMAGE_PIXELS = 40_000_000  # design §3a: a larger image is refused
 MAX_RENDER_SCALE = 300 / 72  # a small page (a receipt, a label) is not rendered past 300 dpi
-JPEG_QUALITY = 85
-_SMALL_PNG = 0.12  # bytes a pixel: a grayscale JPEG of a page of text at JPEG_QUALITY takes ~0.2
+# A page image is drawn in a viewer's column (~700 CSS pixels, twice that on a dense screen): text and line art as a
+# PNG of at most 32 colors, a photo or a scan as a JPEG (measured on gnuplot-doc's 311-page manual: 66 KB a page
+# as such a PNG, sharp, against 215 KB as a JPEG at quality 85; bench/bench_parse.py prints the size a page).
+JPEG_QUALITY = 75
+PALETTE_COLORS = 32
+# Mean difference (0..255 a channel) between a half-size copy of a picture and its 32 colors: gnuplot-doc's pages
+# 1.1 to 1.6 (anti-aliased edges), clean scans of forms and invoices 1.2 to 1.9, photos 2.4 to 7.8 (the fixtures'
+# page images). Above it, 32 colors would posterize the picture.
+LINE_ART_ERROR = 2.0
 
 
 def render_page(page: pdfium.PdfPage, pixels: int = PAGE_IMAGE_PIXELS) -> Image.Image:
@@ -41,20 +48,24 @@ def fit(image: Image.Image, pixels: int) -> Image.Image:
 
 
 def encode(image: Image.Image) -> PageImage:
-    """A page without color (text, a gray scan) as the smaller of a grayscale PNG and JPEG: a page of text is half
-    the JPEG's size as a PNG, and sharp; anything else as a JPEG. PNG at zlib level 1: level 6 takes four times
-    as long for a few percent."""
-    if not _has_color(image):
-        gray = image.convert("L")
-        png = _save(gray, "PNG", compress_level=1)
-        if len(png) <= _SMALL_PNG * gray.width * gray.height:  # text: a JPEG would be larger, no need to try
-            return PageImage(png, "image/png", gray.width, gray.height)
-        jpeg = _save(gray, "JPEG", quality=JPEG_QUALITY)
-        if len(png) <= len(jpeg):
-            return PageImage(png, "image/png", gray.width, gray.height)
-        return PageImage(jpeg, "image/jpeg", gray.width, gray.height)
-    color = image if image.mode == "RGB" else image.convert("RGB")
-    return PageImage(_save(color, "JPEG", quality=JPEG_QUALITY), "image/jpeg", color.width, color.height)
+    """Text and line art as a PNG of at most 32 colors (sharp, and a third of a JPEG's size); a photo or a scan as a
+    JPEG, grayscale where it has no color. The palette is found on a half-size copy, then mapped onto the whole
+    picture without dithering: a few milliseconds a page."""
+    rgb = image if image.mode == "RGB" else image.convert("RGB")
+    palette = _line_art_palette(rgb)
+    if palette is not None:
+        indexed = rgb.quantize(palette=palette, dither=Image.Dither.NONE)
+        return PageImage(_save(indexed, "PNG", compress_level=6), "image/png", rgb.width, rgb.height)
+    picture = rgb if _has_color(rgb) else rgb.convert("L")
+    return PageImage(_save(picture, "JPEG", quality=JPEG_QUALITY), "image/jpeg", rgb.width, rgb.height)
+
+
+def _line_art_palette(rgb: Image.Image) -> Image.Image | None:
+    """The picture's 32 colors (as a palette image), or None when they would not render it faithfully (a photo)."""
+    sample = rgb.reduce(2) if min(rgb.size) >= 64 else rgb
+    palette = sample.quantize(colors=PALETTE_COLORS, method=Image.Quantize.FASTOCTREE)
+    error = ImageStat.Stat(ImageChops.difference(sample, palette.convert("RGB"))).mean
+    return palette if sum(error) / len(error) <= LINE_ART_ERROR else None
 
 
 def _has_color(image: Image.Image) -> bool:

@@ -59,6 +59,19 @@ class PageLayout:
     blocks: list[Block] = field(default_factory=list)
     ocr: bool = False
 
+    @property
+    def words(self) -> list[Word]:
+        return [word for line in self.lines for word in line.words]
+
+    @property
+    def lines(self) -> list[Line]:
+        return [line for block in self.blocks for paragraph in block.paragraphs for line in paragraph.lines]
+
+    @property
+    def has_text(self) -> bool:
+        """Whether any word holds a letter or a digit (OCR of a blank photo may read a rule as "—")."""
+        return any(c.isalnum() for word in self.words for c in word.text)
+
 
 def group_paragraphs(lines: list[Line]) -> list[Block]:
     """Lines in reading order -> one block per paragraph. A line continues the paragraph above it when it sits

@@ -26,6 +26,10 @@ DEFAULT_MAX_PAGES = 2000
 _REOPEN_EVERY = 16
 
 NOT_SUPPORTED = "not a PDF or an image (PNG, JPEG, TIFF, GIF, BMP or WEBP)"
+_NOTHING_READ = (
+    "no text could be read on {where}: OCR found no words, upright or turned (a blank, blurred or very small "
+    "picture, or handwriting, which Document AI reads: SEGCITE_PARSER=documentai)"
+)
 
 Progress = Callable[[int, int], None]
 
@@ -80,12 +84,16 @@ def _shards(
     shard_count = -(-total // pages_per_shard)
     writer = ShardWriter()
     text_offset = done = 0
+    read_any = False
     for done, (layout, picture) in enumerate(pages, start=1):
         image = images.encode(picture)
         picture.close()
         writer.add_page(done, layout, image)
+        read_any = read_any or layout.has_text
         if on_page is not None:
             on_page(done, total)
+        if done == total and not read_any:  # said about the file here, never "the document holds no text" at ingest
+            raise ParseError(_NOTHING_READ.format(where="page 1" if total == 1 else f"any of its {total} pages"))
         if len(writer.pages) == pages_per_shard or done == total:
             yield writer.shard(mime_type, (done - 1) // pages_per_shard, shard_count, text_offset)
             text_offset += writer.length
@@ -111,8 +119,8 @@ def _pdf_page(page: pdfium.PdfPage, index: int, languages: str) -> tuple[PageLay
         if not needs_ocr(page):
             return PageLayout(group_paragraphs(text_lines(page))), images.render_page(page)
         fine = images.render_page(page, ocr.OCR_PIXELS)
-        layout = ocr.ocr_page(fine, languages=languages, where=f"page {index + 1}")
-        return layout, images.fit(fine, images.PAGE_IMAGE_PIXELS)
+        upright, layout = ocr.read_scan(fine, languages=languages, where=f"page {index + 1}")
+        return layout, images.fit(upright, images.PAGE_IMAGE_PIXELS)
     except pdfium.PdfiumError:
         raise ParseError(f"page {index + 1} of the PDF cannot be read: the file is damaged") from None
     finally:
@@ -122,5 +130,6 @@ def _pdf_page(page: pdfium.PdfPage, index: int, languages: str) -> tuple[PageLay
 def _image_pages(data: bytes, languages: str) -> Iterator[tuple[PageLayout, Image.Image]]:
     with images.open_image(data) as image:
         for index, frame in enumerate(images.frames(image, ocr.OCR_PIXELS)):
-            layout = ocr.ocr_page(images.fit(frame, ocr.OCR_PIXELS), languages=languages, where=f"page {index + 1}")
-            yield layout, images.fit(frame, images.PAGE_IMAGE_PIXELS)
+            where = f"page {index + 1}"
+            upright, layout = ocr.read_scan(images.fit(frame, ocr.OCR_PIXELS), languages=languages, where=where)
+            yield layout, images.fit(upright, images.PAGE_IMAGE_PIXELS)

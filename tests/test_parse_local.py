@@ -253,17 +253,28 @@ def test_document_ai_shape(text_shards: list[dict]) -> None:
     assert int(two["endIndex"]) == len(text)
 
 
-def test_page_images_gray_text_as_png_color_and_noise_as_jpeg(text_shards: list[dict]) -> None:
+def test_page_images_text_as_a_few_colors_png_photos_as_jpeg(text_shards: list[dict]) -> None:
+    """Issue 43: a page of text, with colored links or not, is a PNG of at most 32 colors (a JPEG would be three times
+    its size, and blur it); a photo, gray or in color, a JPEG (32 colors would posterize it)."""
     from parse.images import encode
 
-    page = Image.open(io.BytesIO(base64.b64decode(text_shards[0]["pages"][0]["image"]["content"])))
-    assert page.mode == "L"
-    tinted = page.convert("RGB")
-    tinted.putpixel((500, 500), (255, 0, 0))  # one red pixel makes it a color page
-    noise = Image.effect_noise(page.size, 64)  # a gray photo: a JPEG is smaller
-    kinds = [encode(image).mime_type for image in (page, tinted, noise)]
-    assert kinds == ["image/png", "image/jpeg", "image/jpeg"]
-    assert Image.open(io.BytesIO(encode(tinted).content)).mode == "RGB"
+    stored = text_shards[0]["pages"][0]["image"]
+    page = Image.open(io.BytesIO(base64.b64decode(stored["content"]))).convert("RGB")
+    linked = page.copy()
+    linked.paste((20, 60, 200), (96, 300, 400, 320))  # a blue link
+    photo = Image.merge("RGB", [Image.effect_noise(page.size, sigma) for sigma in (40, 50, 60)])
+    gray_photo = Image.effect_noise(page.size, 64)
+    encoded = [encode(image) for image in (page, linked, photo, gray_photo)]
+    assert [e.mime_type for e in encoded] == ["image/png", "image/png", "image/jpeg", "image/jpeg"]
+    decoded = [Image.open(io.BytesIO(e.content)) for e in encoded]
+    assert [d.mode for d in decoded] == ["P", "P", "RGB", "L"]
+    assert all(len(d.getcolors(256) or range(257)) <= 32 for d in decoded[:2])
+    assert decoded[1].convert("RGB").getpixel((200, 310)) == (20, 60, 200)  # the link keeps its color
+    jpeg = io.BytesIO()
+    linked.save(jpeg, format="JPEG", quality=85)  # what a color page was stored as before
+    assert len(encoded[1].content) * 2 < len(jpeg.getvalue())
+    assert stored["mimeType"] == "image/png"
+    assert len(base64.b64decode(stored["content"])) < 0.1 * page.width * page.height
 
 
 def test_ingest_gives_page_correct_segments_with_boxes_and_lines(text_shards: list[dict]) -> None:
@@ -468,10 +479,12 @@ def test_segcite_parse_writes_the_shards_segcite_reads(text_pdf: bytes, tmp_path
     done = segcite({"PATH": "/usr/bin:/bin"}, "parse", str(source), "--out", str(out))
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [str(out / "0001.json")]
+    written = (out / "0001.json").stat().st_size
+    assert 10_000 < written < 400_000  # two pages of text, their images as PNGs of a few colors
     assert done.stderr.splitlines() == [
         f"{source}: page 1/2",
         f"{source}: page 2/2",
-        f"{source}: 2 page(s) in 1 shard(s) in {out}",
+        f"{source}: 2 page(s) in 1 shard(s) in {out}, {written / 1e3:.1f} KB written",
     ]
     assert sorted(p.name for p in out.iterdir()) == ["0001.json"]
     shown = segcite({"PATH": "/usr/bin:/bin"}, "segments", str(out), "--document-id", "harvest")

@@ -16,6 +16,7 @@ import pytest
 from conftest import Listener, segcite, service_env
 from docai_fake import encrypted_pdf, make_pdf
 from docai_synth import PageSpec, build_document
+from PIL import Image
 
 from parse import tesseract_available
 from worker.app_actions import DOCUMENT_DONE, upload, wait_for, workspace_id
@@ -94,9 +95,15 @@ def test_a_pdf_is_parsed_then_ingested_with_page_correct_segments(
 
 
 @needs_tesseract
-def test_an_image_is_read_by_ocr_and_ingested(celery_worker, store, objects, migrated, report_pdf, tmp_path) -> None:
+@pytest.mark.parametrize("turn", [0, 180], ids=["upright", "upside-down"])
+def test_an_image_is_read_by_ocr_and_ingested(
+    celery_worker, store, objects, migrated, report_pdf, tmp_path, turn
+) -> None:
     workspace = workspace_id(f"parse-{uuid.uuid4()}")
-    row = ingest(store, objects, workspace, page_png(report_pdf, 1, tmp_path / "photo.png"))
+    photo = page_png(report_pdf, 1, tmp_path / "photo.png")
+    with Image.open(photo) as picture:
+        picture.rotate(turn).save(photo)  # issue 43: an upside-down photo failed ("the document holds no text")
+    row = ingest(store, objects, workspace, photo)
     assert row.status == "ingested", row.error
     assert row.source_r2_key == f"docai/{row.id}.png"
     text = " ".join(t for _, t in segments(migrated, row.id))
@@ -115,10 +122,17 @@ def _blank_pages(count: int) -> bytes:
 
 
 def _huge_png() -> bytes:
-    from PIL import Image
-
     buffer = io.BytesIO()
     Image.new("L", (8000, 6000), 255).save(buffer, format="PNG")  # 48 megapixels
+    return buffer.getvalue()
+
+
+def _blank_png() -> bytes:
+    """A photo of a blank sheet: before issue 43 it failed as "invalid Document AI JSON: … holds no text"."""
+    if not tesseract_available():
+        pytest.skip("Tesseract is not installed (Debian: tesseract-ocr; .ci/run installs it)")
+    buffer = io.BytesIO()
+    Image.new("RGB", (1200, 1600), (250, 250, 245)).save(buffer, format="PNG")
     return buffer.getvalue()
 
 
@@ -129,6 +143,7 @@ def _huge_png() -> bytes:
         ("broken.pdf", lambda: b"%PDF-1.7\n1 0 obj << /Type /Catalog", "corrupt"),
         ("empty.pdf", lambda: _blank_pages(0), "PDF"),
         ("poster.png", _huge_png, "megapixels"),
+        ("blank.png", _blank_png, "no text could be read on page 1: OCR found no words"),
     ],
 )
 def test_a_file_the_limits_refuse_fails_with_a_reason_and_leaves_nothing(

@@ -98,8 +98,9 @@ def compute_answer(rt: Runtime, message_id: str, claimant: str | None = None) ->
 
 
 def applied_scope(chosen: Sequence[str] | None, live: Mapping[str, str]) -> list[str] | None:
-    """The documents a question is answered from: those chosen (its own within its conversation's, else its conversation's) that the workspace
-    still holds (`live`: its documents that are not deleted); None where none were chosen (the whole workspace)."""
+    """The documents a question is answered from: those chosen (its own within its conversation's, else its
+    conversation's) that the workspace still holds (`live`: its documents that are not deleted); None where none were
+    chosen (the whole workspace)."""
     if chosen is None:
         return None
     held = {d.lower() for d in live}

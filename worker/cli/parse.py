@@ -75,12 +75,14 @@ def parse_command(file: Path, out_dir: Path, max_pages: int | None, ocr_language
         staging = Path(tempfile.mkdtemp(prefix=".segcite-parse-", dir=out_dir))
         try:
             written: list[Path] = []
-            pages = 0
+            pages = size = 0
             for number, shard in enumerate(shards, start=1):
                 path = staging / f"{number:04d}.json"
-                path.write_bytes(orjson.dumps(shard))
+                content = orjson.dumps(shard)
+                path.write_bytes(content)
                 written.append(path)
                 pages += len(shard["pages"])
+                size += len(content)
             for old in stale:
                 old.unlink()
             final = [path.replace(out_dir / path.name) for path in written]
@@ -93,7 +95,16 @@ def parse_command(file: Path, out_dir: Path, max_pages: int | None, ocr_language
         raise UserError(message if name in message else f"{name}: {message}") from None
     for path in final:
         click.echo(str(path))
-    click.echo(f"{name}: {pages} page(s) in {len(final)} shard(s) in {out_dir}", err=True)
+    click.echo(f"{name}: {pages} page(s) in {len(final)} shard(s) in {out_dir}, {_size(size)} written", err=True)
+
+
+def _size(count: int) -> str:
+    """Bytes as a reader counts them: 812 bytes, 45.3 KB, 12.7 MB."""
+    if count < 1000:
+        return f"{count} bytes"
+    if count < 1_000_000:
+        return f"{count / 1e3:.1f} KB"
+    return f"{count / 1e6:.1f} MB"
 
 
 def _document_ai_shards(settings: Settings, data: bytes, name: str) -> Iterator[dict[str, Any]]:

@@ -28,6 +28,8 @@ INSTALL_HINT = "install Tesseract (Debian/Ubuntu: apt-get install tesseract-ocr)
 OCR_PIXELS = 3_500_000
 _TIMEOUT_S = 120
 _MISSING_LANGUAGE = re.compile(r"Failed loading language '([^']+)'")
+_ROTATE = re.compile(r"^Rotate: (\d+)", re.MULTILINE)
+_ORIENTATION_CONFIDENCE = re.compile(r"^Orientation confidence: ([\d.]+)", re.MULTILINE)
 # Sauvola's local thresholding (2) rather than Otsu's global one (0): a photo with shadows or a dark background
 # (a receipt on a desk) keeps its text; measured by bench/bench_parse.py on the fixtures' scans.
 THRESHOLDING = 2
@@ -42,18 +44,40 @@ def ocr_page(
 ) -> PageLayout:
     """The words Tesseract reads on `image`, grouped as it groups them; boxes normalized to the image.
     `where` names the page in errors ("page 3")."""
+    threshold = f"thresholding_method={thresholding}"
+    done = _tesseract(image, ["-l", languages, "--psm", "3", "-c", threshold, "tsv"], where)
+    stderr = done.stderr.decode(errors="replace")
+    # With one of several languages missing, Tesseract says so and goes on with the others: refuse, as asked.
+    if done.returncode != 0 or _MISSING_LANGUAGE.search(stderr):
+        raise ParseError(_failure(stderr, done.returncode, where))
+    return _layout(done.stdout.decode("utf-8", errors="replace"), image.width, image.height)
+
+
+def orientation(image: Image.Image, *, where: str = "a page") -> tuple[int, float] | None:
+    """Tesseract's orientation detection (`--psm 0`, with osd.traineddata, which Debian's tesseract-ocr depends on):
+    the turn (degrees counterclockwise, as PIL's `rotate`: 0, 90, 180 or 270) that sets the page upright, and how
+    sure it is (Tesseract's confidence: above ~2 it is right on the fixtures' pages turned every way). None where
+    it cannot tell: too few letters (a label, a line of handwriting), or no orientation data installed."""
+    done = _tesseract(image, ["--psm", "0"], where)
+    report = done.stdout.decode(errors="replace")
+    turn, sure = _ROTATE.search(report), _ORIENTATION_CONFIDENCE.search(report)
+    if done.returncode != 0 or turn is None or sure is None:
+        return None
+    return (360 - int(turn.group(1))) % 360, float(sure.group(1))  # Tesseract says how far to turn it clockwise
+
+
+def _tesseract(image: Image.Image, arguments: list[str], where: str) -> subprocess.CompletedProcess[bytes]:
+    """Tesseract run on the image (given as a PGM on stdin: no compression to spend time on)."""
     executable = shutil.which("tesseract")
     if executable is None:
         raise ParseError(f"{where} has no text layer and OCR needs Tesseract, which is not installed: {INSTALL_HINT}")
-    gray = image.convert("L")
     buffer = io.BytesIO()
-    gray.save(buffer, format="PPM")  # PGM: no compression to spend time on
+    image.convert("L").save(buffer, format="PPM")
     # One thread: a worker runs one page per core; Tesseract's own threads only contend with the others.
     env = {**os.environ, "OMP_THREAD_LIMIT": "1"}
-    threshold = f"thresholding_method={thresholding}"
     try:
-        done = subprocess.run(
-            [executable, "stdin", "stdout", "-l", languages, "--psm", "3", "-c", threshold, "tsv"],
+        return subprocess.run(
+            [executable, "stdin", "stdout", *arguments],
             input=buffer.getvalue(),
             capture_output=True,
             env=env,
@@ -65,11 +89,6 @@ def ocr_page(
     except OSError as exc:  # found on PATH but cannot run (permissions, a broken install)
         reason = f"OCR of {where} failed: Tesseract cannot be started ({exc.strerror})"
         raise ParseError(f"{reason}: {INSTALL_HINT}") from None
-    stderr = done.stderr.decode(errors="replace")
-    # With one of several languages missing, Tesseract says so and goes on with the others: refuse, as asked.
-    if done.returncode != 0 or _MISSING_LANGUAGE.search(stderr):
-        raise ParseError(_failure(stderr, done.returncode, where))
-    return _layout(done.stdout.decode("utf-8", errors="replace"), gray.width, gray.height)
 
 
 def _failure(stderr: str, status: int, where: str) -> str:
