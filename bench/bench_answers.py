@@ -162,6 +162,13 @@ def segcite(args: list[str], home: Path, timeout: float = 900) -> subprocess.Com
     )
 
 
+def stop_services(home: Path) -> None:
+    """`segcite down` in the bench's home (saying what it stopped), then the home removed."""
+    down = segcite(["down"], home)
+    print(down.stdout.decode().strip().replace("\n", "; "), file=sys.stderr)
+    shutil.rmtree(home, ignore_errors=True)
+
+
 def ingest_all(paths: list[Path], home: Path, workspace_name: str = WORKSPACE) -> Workspace:
     done = segcite(["ingest", *map(str, paths), "--workspace", workspace_name], home, timeout=3600)
     workspace = Workspace()
@@ -529,9 +536,7 @@ def main() -> None:
             args.out.write_bytes(orjson.dumps(results, option=orjson.OPT_INDENT_2))
     finally:
         if not args.keep:
-            down = segcite(["down"], home)
-            print(down.stdout.decode().strip().replace("\n", "; "), file=sys.stderr)
-            shutil.rmtree(home, ignore_errors=True)
+            stop_services(home)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,6 @@ earlier turns, nothing to rewrite); one command each, a process start included.
 from __future__ import annotations
 
 import argparse
-import shutil
 import statistics
 import sys
 import tempfile
@@ -36,7 +35,16 @@ from typing import Any
 import orjson
 
 sys.path[:0] = [str(Path(__file__).resolve().parent.parent), str(Path(__file__).resolve().parent)]
-from bench_answers import FIXTURES, REPO, Workspace, fixture_inputs, ingest_all, percent, segcite  # noqa: E402
+from bench_answers import (  # noqa: E402
+    FIXTURES,
+    REPO,
+    Workspace,
+    fixture_inputs,
+    ingest_all,
+    percent,
+    segcite,
+    stop_services,
+)
 
 from evaluation import Question, Source, score_answer  # noqa: E402
 from evaluation.scoring import DECLINED, RIGHT  # noqa: E402
@@ -300,9 +308,7 @@ def main() -> None:
             args.out.write_bytes(orjson.dumps(results, option=orjson.OPT_INDENT_2))
     finally:
         if not args.keep:
-            down = segcite(["down"], home)
-            print(down.stdout.decode().strip().replace("\n", "; "), file=sys.stderr)
-            shutil.rmtree(home, ignore_errors=True)
+            stop_services(home)
 
 
 if __name__ == "__main__":

@@ -19,14 +19,12 @@ from __future__ import annotations
 import argparse
 import io
 import re
-import shutil
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import orjson
-from bench_answers import load_questions, segcite
+from bench_answers import load_questions, segcite, stop_services
 from bench_ocr import FixtureDocument, fixture_documents
 from PIL import Image
 
@@ -133,9 +131,7 @@ def main() -> None:
         report(results, answers, args.verbose)
     finally:
         if not args.keep:
-            down = segcite(["down"], home)
-            print(down.stdout.decode().strip().replace("\n", "; "), file=sys.stderr)
-            shutil.rmtree(home, ignore_errors=True)
+            stop_services(home)
 
 
 if __name__ == "__main__":

@@ -81,7 +81,7 @@ class Store(Protocol):
         reply_to: str | None = None,
         document_ids: Sequence[str] | None = None,
     ) -> MessageRow:
-        """A message; a question's `document_ids` are its sources, used instead of its conversation's (None: the
+        """A message; a question's `document_ids` are its sources, narrowing its conversation's (None: the
         conversation's)."""
         ...
 
