@@ -74,13 +74,8 @@ def ask_all(
             stalled = timed_out and not answered
             while waiting and not run.gave_up and not stalled and len(in_flight) < concurrency:
                 chain = waiting.pop(0)
-                item = chain.turns.pop(0)
-                pending = ask(
-                    store, workspace_id, item.question.text, chain.conversation_id, scopes.get(item.question.id)
-                )
-                chain.conversation_id = item.conversation_id = pending.conversation_id
-                item.message_id = pending.id
-                in_flight[pending.id] = (item, clock(), chain)
+                item = _ask_turn(store, workspace_id, chain, scopes)
+                in_flight[item.message_id] = (item, clock(), chain)
             time.sleep(POLL)
             for message_id, (item, asked_at, chain) in list(in_flight.items()):
                 message = store.get_message(message_id)
@@ -107,6 +102,15 @@ def ask_all(
         run.interrupted = True
     run.seconds = clock() - start
     return run
+
+
+def _ask_turn(store: Store, workspace_id: str, chain: _Chain, scopes: Mapping[str, Sequence[str]]) -> Asked:
+    """The chain's next question asked, in its conversation (a new one for its first)."""
+    item = chain.turns.pop(0)
+    pending = ask(store, workspace_id, item.question.text, chain.conversation_id, scopes.get(item.question.id))
+    chain.conversation_id = item.conversation_id = pending.conversation_id
+    item.message_id = pending.id
+    return item
 
 
 @dataclass

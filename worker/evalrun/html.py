@@ -400,36 +400,14 @@ def _failure(q: Mapping[str, Any], view: AnswerView | None, source: AnswerView |
     """A failed question: what was asked and expected, the answer, its citations and their pages (`view`), or,
     for an answer without citations, the page the question was made from with its segment marked (`source`)."""
     outcome = q["outcome"]
-    expected = q.get("answers") or [" and ".join(alts[0] for alts in q.get("answers_all", []))]
-    where = ""
-    if q.get("document"):
-        where = html.escape(q["document"]) + (f", page {q['page']}" if q.get("page") else "")
     parts = [
         f'<article class="failure" id="q-{html.escape(q["id"])}" data-outcome="{html.escape(outcome)}">',
         '<div class="failure-text">',
         f'<h3><span class="badge {html.escape(outcome)}">{html.escape(OUTCOME_LABELS.get(outcome, outcome))}</span> '
         f"{html.escape(q['question'])}</h3>",
         '<dl class="facts">',
-        f"<dt>kind</dt><dd>{html.escape(q['kind'])}</dd>",
-        "<dt>expected</dt><dd>"
-        + ("nothing: no document answers it" if q.get("unanswerable") else html.escape(" | ".join(expected)))
-        + "</dd>",
+        *(f"<dt>{name}</dt><dd>{value}</dd>" for name, value in _facts(q)),
     ]
-    if where:
-        parts.append(f"<dt>where</dt><dd>{where}</dd>")
-    if q.get("follow_up"):
-        parts.append(f"<dt>follow-up</dt><dd>in conversation {html.escape(q['conversation'])}</dd>")
-    if q.get("standalone_question"):
-        parts.append(f"<dt>read as</dt><dd>{html.escape(q['standalone_question'])}</dd>")
-    if q.get("documents"):
-        parts.append(f"<dt>asked of</dt><dd>{html.escape(', '.join(q['documents']))}</dd>")
-    if q.get("answer_status"):
-        parts.append(f"<dt>answer_status</dt><dd>{html.escape(q['answer_status'])}</dd>")
-    if q.get("message_id"):
-        parts.append(
-            f"<dt>message</dt><dd><code>{html.escape(q['message_id'])}</code> in conversation "
-            f"<code>{html.escape(str(q.get('conversation_id')))}</code></dd>"
-        )
     parts.append("</dl>")
     if q.get("error"):
         parts.append(f'<p class="note">{html.escape(q["error"])}</p>')
@@ -458,6 +436,30 @@ def _failure(q: Mapping[str, Any], view: AnswerView | None, source: AnswerView |
         parts.append("</div>")
     parts.append("</article>")
     return "".join(parts)
+
+
+def _facts(q: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """What a failure card says of its question, as (name, escaped value) pairs: what was expected and where, how
+    a follow-up was read, the documents it was asked of, and the answer's status and message."""
+    expected = q.get("answers") or [" and ".join(alts[0] for alts in q.get("answers_all", []))]
+    facts = [
+        ("kind", html.escape(q["kind"])),
+        ("expected", "nothing: no document answers it" if q.get("unanswerable") else html.escape(" | ".join(expected))),
+    ]
+    if q.get("document"):
+        facts.append(("where", html.escape(q["document"]) + (f", page {q['page']}" if q.get("page") else "")))
+    if q.get("follow_up"):
+        facts.append(("follow-up", f"in conversation {html.escape(q['conversation'])}"))
+    if q.get("standalone_question"):
+        facts.append(("read as", html.escape(q["standalone_question"])))
+    if q.get("documents"):
+        facts.append(("asked of", html.escape(", ".join(q["documents"]))))
+    if q.get("answer_status"):
+        facts.append(("answer_status", html.escape(q["answer_status"])))
+    if q.get("message_id"):
+        message, conversation = html.escape(q["message_id"]), html.escape(str(q.get("conversation_id")))
+        facts.append(("message", f"<code>{message}</code> in conversation <code>{conversation}</code>"))
+    return facts
 
 
 def _shared_image(figure: str, images: dict[str, int]) -> str:
