@@ -15,8 +15,9 @@ by someone who did not read the answerer, measured once, then tuned on), bench/a
 bench/answers_heldout6.json (written likewise, measured only); for issue 40, bench/answers_manuals_tuning.json (tuned
 on) and bench/answers_manuals_heldout.json (measured only), over PDF manuals from Debian packages, parsed by the local
 parser, with bench/answers_asymptote_heldout.json (the Asymptote manual the issue was filed on, kept out of all
-tuning, measured once). Files without `files` share one ingest of the fixtures; a file with `files` (each a Debian package, the PDF's
-path, and a shell step that makes the path from the package) is asked in a workspace of its own holding those PDFs.
+tuning, measured once). Files without `files` share one ingest of the fixtures; a file with `files` (each a Debian
+package, the PDF's path, and a shell step that makes the path from the package) is asked in a workspace of its own
+holding those PDFs.
 Every file is reported on its own, and a last table sets them side by side: right and `answered`, wrong and
 `answered`, `uncertain` (right / wrong), not found, and the precision of `answered` (issue 40's figure). Only the
 CLI's public behaviour is used: the page and text of a context segment come from `segcite segments` of the same

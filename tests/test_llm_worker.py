@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 import time
@@ -16,7 +17,7 @@ from conftest import Listener, WorkerProcess, pings, service_env
 from conftest import wait_for as wait_until
 from openai_stub import FakeOpenAI, Streamed
 
-from ingest import Segment
+from ingest import Segment, build_segments
 from query import build_answer
 from worker.app import make_celery
 from worker.app_actions import MESSAGE_DONE, wait_for
@@ -404,3 +405,69 @@ def test_a_rewrite_that_times_out_falls_back_on_the_rules(llm_worker, fake_llm, 
     assert message.metadata["standalone_question"] == BY_RULES
     assert fake_llm.requests[-1][1]["messages"][-1]["content"].endswith(f"Question: {BY_RULES}")
     assert message.content.startswith("It generated 61.4 gigawatt hours")
+
+
+# A small model's claim about another document (issue 40, point 4) -------------------------------------------------
+
+EDF_CLAIMS = [
+    "The EDF invoice amount will be debited from the bank account on 01/01/2025.",
+    "The next EDF invoice is expected on 01/01/2025.",
+]
+
+
+def test_a_models_claim_about_edf_cited_on_another_companys_invoice_is_not_shown_as_evidence(
+    llm_worker, fake_llm, docai_dir: Path
+) -> None:
+    """Replies in the shape Qwen2.5 0.5B/1.5B gave: claims naming EDF, cited on a page of Company ABC's 48-page
+    invoice that the context holds, whether the question names EDF or only the claims do. The citation is not
+    evidence (support 0, the warning says the cited document does not name EDF) and the answer is not `answered`;
+    the same reply citing the EDF bill's own page passes the scope check."""
+    app, store = llm_worker
+    workspace = str(uuid.uuid4())
+    edf = store.create_document(workspace, "invoice_parser_edf_2p_snake_case.json", "docai/edf.json")
+    abc = store.create_document(workspace, "invoice_sharded_48p_noimages", "docai/abc/")
+    store.replace_segments(
+        edf, build_segments((docai_dir / "invoice_parser_edf_2p_snake_case.json").read_bytes(), edf.id)
+    )
+    shards = [p.read_bytes() for p in sorted((docai_dir / "invoice_sharded_48p_noimages").glob("*.json"))]
+    store.replace_segments(abc, build_segments(shards, abc.id))
+
+    def reply_citing(document_id: str):
+        def reply(path: str, body: dict) -> dict:
+            prompt = "\n".join(str(m.get("content", "")) for m in body["messages"])
+            cited = next(i for i in re.findall(r"\[SEG=([^\]]+)\]", prompt) if i.startswith(document_id))
+            sections = [{"text": claim, "source_ids": [cited]} for claim in EDF_CLAIMS]
+            return FakeOpenAI.completion(orjson.dumps({"sections": sections}).decode())
+
+        return reply
+
+    asked = {}
+    default = fake_llm.default
+    try:
+        for name, document, question in [
+            ("named", abc.id, "When will the EDF invoice be debited?"),  # the question names EDF
+            ("claimed", abc.id, "When will the invoice be debited?"),  # only the claims do
+            ("own", edf.id, "When will the EDF invoice be debited?"),  # cited on the EDF bill itself
+        ]:
+            fake_llm.default = reply_citing(document)
+            asked[name] = follow_up(app, store, workspace, [], question)
+    finally:
+        fake_llm.default = default
+    assert all(m.status == "done" for m in asked.values()), [m.error for m in asked.values()]
+    for name, warning in [
+        ("named", "the question names edf; the cited document does not"),
+        ("claimed", "the answer names edf; the cited document does not"),
+    ]:
+        metadata = asked[name].metadata
+        (citation,) = metadata["citations"]
+        assert (citation["document_id"], citation["support"], citation["warning"]) == (abc.id, 0.0, warning), name
+        assert metadata["sections"][0]["fit_warning"] == warning and metadata["sections"][1]["fit_warning"], name
+        assert metadata["answer_status"] != "answered", name
+    own = asked["own"].metadata
+    assert {c["document_id"] for c in own["citations"]} == {edf.id}
+    # On the EDF bill itself the scope holds (and its support is what the passage gives); the date is not on that
+    # passage, so the claim is not verified and the answer stays `uncertain`.
+    (citation,) = own["citations"]
+    assert (citation["document_id"], citation["support"] > 0) == (edf.id, True)
+    assert [s["fit_warning"] for s in own["sections"]] == [None, None]
+    assert all(s["verification_warning"] for s in own["sections"]) and own["answer_status"] == "uncertain"
