@@ -310,8 +310,11 @@ def test_chat_asks_follow_ups_with_line_editing_and_ends_with_ctrl_d(chat: Chat)
     ]
 
 
-def test_ctrl_c_stops_waiting_for_an_answer_and_the_chat_goes_on(services, service_home, database_without_worker):
-    """No worker serves this database: the answer never comes, and Ctrl-C gives the prompt back; Ctrl-D ends."""
+def test_ctrl_c_withdraws_the_question_being_answered_and_the_chat_goes_on(
+    services, service_home, database_without_worker
+):
+    """No worker serves this database: the answer never comes; Ctrl-C withdraws the question (its answer's row
+    `failed`, `cancelled: …`, which a late answer no longer overwrites) and gives the prompt back; Ctrl-D ends."""
     workspace = f"wait-{uuid.uuid4().hex[:8]}"
     with psycopg.connect(database_without_worker, autocommit=True) as conn:
         conn.execute(
@@ -327,13 +330,17 @@ def test_ctrl_c_stops_waiting_for_an_answer_and_the_chat_goes_on(services, servi
         query = "select count(*) from messages where role = 'assistant' and status = 'pending'"
         wait_until(lambda: conn.execute(query).fetchone()[0] == 1, timeout=60, what="the question written")
     child.sendintr()
-    child.expect(r"stopped waiting; the answer is still being written \(message ([0-9a-f-]{36})\)")
+    child.expect(r"cancelled \(message ([0-9a-f-]{36})\)")
+    withdrawn = child.match.group(1)
     child.expect_exact("you> ")
     child.sendeof()
     child.expect_exact("continue: segcite ask")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
+    with psycopg.connect(database_without_worker, autocommit=True) as conn:
+        status, error = conn.execute("select status, error from messages where id = %s", (withdrawn,)).fetchone()
+    assert (status, error) == ("failed", "cancelled: the question was withdrawn (Ctrl-C in segcite chat)")
 
 
 def test_id_checks_and_the_fallbacks_workspace_tier_see_only_the_chosen_documents(chat: Chat, store) -> None:

@@ -8,6 +8,7 @@ from types import SimpleNamespace
 import pytest
 import redis
 
+from worker.answers import publish_answer
 from worker.embedded import redis_client_url
 from worker.redis_state import AnswerCache, DeliveryCounter, StreamMarks
 from worker.stores.postgres import PostgresStore
@@ -92,5 +93,32 @@ def test_a_late_outcome_publishes_an_answer_the_model_already_gave(migrated, ser
         row = store.get_message(not_computed.id)
         assert (row.status, row.error) == ("failed", "gave up after 5 retries: PoolTimeout")
         assert settle(rt, "answer", not_computed.id, "again") == "unchanged"
+    finally:
+        store.close()
+
+
+def test_an_answer_written_after_its_question_was_withdrawn_is_dropped(migrated, services) -> None:
+    """`segcite chat`'s Ctrl-C withdraws the question (its answer's row `failed`, error `cancelled: …`): the worker's
+    answer that comes after must not overwrite it; a withdrawal after the answer changes nothing."""
+    store = PostgresStore(migrated, max_size=1)
+    client = redis.Redis.from_url(redis_client_url(services.redis_url))
+    rt = SimpleNamespace(store=store, answers=AnswerCache(client), streams=StreamMarks(client))
+    try:
+        conversation = store.create_conversation(str(uuid.uuid4()))
+        question = store.create_message(conversation, "user", "q?")
+        withdrawn, answered = (store.create_message(conversation, "assistant", "", reply_to=question.id) for _ in "ab")
+        store.update_message(withdrawn.id, status="processing")
+        assert store.finish_message(withdrawn.id, status="failed", error="cancelled").status == "failed"
+        payload = {"content": "The farm covers 42 hectares [1].", "metadata": {"citations": [{"page": 1}]}}
+        rt.answers.put(withdrawn.id, payload)
+        publish_answer(rt, withdrawn.id, payload)
+        row = store.get_message(withdrawn.id)
+        assert (row.status, row.error, row.content) == ("failed", "cancelled", "")
+        assert rt.answers.get(withdrawn.id) is None  # dropped, not retried
+
+        publish_answer(rt, answered.id, payload)  # pending -> done as before
+        assert store.finish_message(answered.id, status="failed", error="cancelled") is None
+        row = store.get_message(answered.id)
+        assert (row.status, row.error, row.content) == ("done", None, payload["content"])
     finally:
         store.close()

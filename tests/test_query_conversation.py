@@ -63,6 +63,23 @@ def rewritten(question: str, *earlier: str) -> str:
             "How many units of Tool A does it list?",
             "How many units of Tool A does Company ABC's invoice NO. 001 to John Doe list?",
         ),
+        # a clause that only says the topic changes ("Different bill now:") is not the subject; the rest names it
+        (
+            ["Different bill now: on Jwanna Spann's SCE&G electric bill, how many kWh were used?"],
+            "When was the meter read for that bill?",
+            "When was the meter read for Jwanna Spann's SCE&G electric bill?",
+        ),
+        # "list" after a noun is the noun's ("packing list"); a participle after the subject is its verb
+        (
+            ["Who is the Logitech packing list shipped to?"],
+            "How heavy was the package?",
+            "How heavy was the package of the Logitech packing list?",
+        ),
+        (
+            ["What was the Starbucks receipt paid with?"],
+            "And the tip?",
+            "The tip of the Starbucks receipt?",
+        ),
     ],
 )
 def test_an_english_follow_up_gets_the_document_it_leaves_out(earlier, question, standalone) -> None:

@@ -600,3 +600,25 @@ def test_debited_asks_for_the_direct_debit_date_of_a_french_invoice(docai_dir) -
         "On what date will the EDF invoice be debited?", ingested(docai_dir / "invoice_parser_edf_2p_snake_case.json")
     )
     assert content == "Prélevé le: 28/12/2022 [1]" and cited[0].page_idx == 0
+
+
+def test_a_follow_up_written_out_with_its_document_keeps_what_it_asks() -> None:
+    """A follow-up's standalone question ends on the document it was given (design §5.10): the document's kind is no
+    verb the question asks through ("Who did she list as … on Sally Walker's health intake form?"), and "how heavy"
+    asks for the weight a label names."""
+    asked = read_question("Who did she list as her emergency contact on Sally Walker's health intake form?")
+    assert [c.word for c in asked.parts[0].focus] == ["emergency", "contact"]
+    intake = [
+        Segment("form", 0, 0, "paragraph", "Patient Health Intake Form\nName: Sally Walker\nDate: 09/04/2020"),
+        Segment("form", 1, 0, "field", "Emergency Contact: Eva Walker"),
+        Segment("form", 2, 0, "field", "Emergency Contact Phone: (906) 917-3486"),
+    ]
+    (section,) = extractive_sections(asked.text, intake)
+    assert (section["text"], section["source_ids"]) == ("Emergency Contact: Eva Walker", ["form:1"])
+    packing = [
+        Segment("pack", 0, 0, "paragraph", "Logitech\nPACKING LIST\nShip To: Jean de la Fontaine"),
+        Segment("pack", 1, 0, "field", "Weight (Kg): 2.0"),
+        Segment("pack", 2, 0, "field", "Order No: 3300451"),
+    ]
+    (section,) = extractive_sections("How heavy was the package of the Logitech packing list?", packing)
+    assert (section["text"], section["source_ids"]) == ("Weight (Kg): 2.0", ["pack:1"])

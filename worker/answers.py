@@ -170,7 +170,9 @@ def _delta_sender(rt: Runtime, message: MessageRow, restart: bool) -> Callable[[
 
 
 def publish_answer(rt: Runtime, message_id: str, payload: dict[str, Any]) -> None:
-    rt.store.update_message(
+    """The answer written `done`, unless its message was finished meanwhile: a question its asker withdrew
+    (`segcite chat`'s Ctrl-C marks it failed) keeps that status, and its answer is dropped."""
+    rt.store.finish_message(
         message_id, status=MessageStatus.DONE, content=payload["content"], metadata=payload["metadata"], error=None
     )
     rt.answers.drop(message_id)

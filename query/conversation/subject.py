@@ -33,6 +33,12 @@ _CLAUSE_END = re.compile(r"[,:;](?!\d)|[?？!]|\s[-–—]\s")
 # A name's words that make it a number of something rather than a row: "NO. 001", "Nr. 12".
 _NUMBER_WORDS = frozenset("no nr n num number numero nummer".split())
 _ASKED_SUFFIX = re.compile(r"[\s?？.!]*$")
+# A verb's past participle in English: regular, or one of the irregular ones questions ask through.
+_PARTICIPLE = re.compile(
+    r"[a-z]{2}ed$|^(?:paid|sent|made|written|given|bought|sold|held|built|shown|done|taken|drawn|spent|kept|brought)$"
+)
+# Words that ask ("list the items") and are nouns after a noun ("the packing list", "the price list").
+_NOUNS_AFTER_A_NOUN = frozenset({"list", "liste"})
 
 
 @dataclass(frozen=True)
@@ -80,6 +86,8 @@ class Reading:
         word = self.tokens[index].folded
         if len(word) == 1 and not word.isdigit():
             return any(index in covered for covered in self.names.values())
+        if word in _NOUNS_AFTER_A_NOUN and index > 0 and self.is_content(index - 1):
+            return True  # ("the Logitech packing list", not "did she list")
         return word not in STOPWORDS and word not in QUESTION_WORDS and word not in CLAUSE_VERBS
 
     def clause_end(self, index: int) -> int:
@@ -144,6 +152,8 @@ def subject_of(reading: Reading) -> Subject | None:
     if not elements:
         return None
     start = _fronted_start(reading, elements)
+    if start is not None and _is_transition(reading, start):
+        return subject_of(read(reading.text[reading.clause_end(start) + 1 :]))
     if start is not None:
         first, end = start, reading.clause_end(elements[0])
     else:
@@ -172,6 +182,16 @@ def _fronted_start(reading: Reading, elements: list[int]) -> int | None:
         return prepositions[0]
     opening = [i for i in before if i <= first_element and tokens[i].folded not in CONNECTIVES]
     return opening[0]
+
+
+def _is_transition(reading: Reading, start: int) -> bool:
+    """A fronted clause that names no name, only a kind of document ("Different bill now:", "Next invoice:"), where
+    the rest of the question names one: it says the topic changes, and the rest says to what."""
+    end = reading.clause_end(start)
+    clause = [i for i, t in enumerate(reading.tokens) if i >= start and t.end <= end]
+    if any(set(covered) & set(clause) for covered in reading.names.values()):
+        return False
+    return any(reading.tokens[covered[0]].start > end for covered in reading.names.values())
 
 
 def _subject_start(reading: Reading, elements: list[int]) -> int:
@@ -223,6 +243,8 @@ def _extend_right(reading: Reading, elements: list[int]) -> int:
     last = max(e for e in elements if tokens[e].end <= limit)
     i = _run(reading, last)[-1]  # ("the Guérin household")
     i = max(k for k in range(last, i + 1) if tokens[k].end <= limit)
+    while i > last and reading.language == "en" and _PARTICIPLE.search(tokens[i].folded):
+        i -= 1  # a verb after the noun phrase ("Who is the packing list shipped to?")
     while i + 1 < len(tokens) and tokens[i + 1].end <= limit and tokens[i + 1].folded in PREPOSITIONS:
         j = i + 2
         while j < len(tokens) and tokens[j].end <= limit and tokens[j].folded in DETERMINERS:

@@ -216,6 +216,11 @@ _ALIASES = {
     # a question's verb for the field that records it: "when was she born" asks her date of birth
     "born": ("birth", "dob", "naissance", "nacimiento", "geburt"),
     "tall": ("height", "hgt"),
+    # "how heavy", "how wide"…: the dimension a label names ("Weight (Kg): 2.0")
+    "heavy": ("weight", "wgt", "poids", "peso", "gewicht"),
+    "wide": ("width",),
+    "deep": ("depth",),
+    "far": ("distance",),
     "debited": ("debit", "prélevé", "prélèvement", "cargo", "abbuchung"),
     "wrote": ("written", "write", "writer", "author"),
     "pay": ("due", "payable", "payment"),
@@ -604,7 +609,8 @@ def _read_part(text: str, clues: dict[str, Clue], name_words: set[str]) -> Part:
     by_verb = (kind is Kind.DATE and set(run) <= generic) or (kind is Kind.NAME and words[:1] in (["who"], ["whom"]))
     owner: list[str] = []
     last = words[-1] if words else ""
-    if closing and (words[:1] == ["when"] or by_verb):
+    # (a document the question ends on is no verb: "Who did she list as her emergency contact on her intake form?")
+    if closing and closing not in _DOCUMENT_WORDS and (words[:1] == ["when"] or by_verb):
         focus_words = [closing]
     elif kind is Kind.DATE and is_german(text) and last in clues and last not in run and _written_lower(last, text):
         focus_words = [last]  # "Wann ist die Rechnung fällig?": German ends on what is asked

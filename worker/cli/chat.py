@@ -1,12 +1,13 @@
 """`segcite chat`: a conversation at the terminal (design §9, §5.10). Each line is the next question of one
 conversation, so a follow-up ("And the due date?") is read with the turns before it; each answer streams in as `ask
 --stream` shows it, then its citations. Line editing and history come from readline where Python has it. Ctrl-D or
-`/exit` ends; Ctrl-C clears the line being typed, or stops waiting for the answer being written and asks for the next
-question (the worker still finishes that answer, which stays in the conversation)."""
+`/exit` ends; Ctrl-C clears the line being typed, or withdraws the question being answered (its message ends
+`failed` with a `cancelled` error, which the worker's answer no longer overwrites) and asks for the next one."""
 
 from __future__ import annotations
 
 import contextlib
+from typing import TYPE_CHECKING
 
 import click
 
@@ -24,7 +25,11 @@ from worker.cli.services import announce, open_store
 from worker.processes import ensure_up
 from worker.settings import load_settings
 
+if TYPE_CHECKING:
+    from worker.stores import Store
+
 PROMPT = "you> "
+CANCELLED = "cancelled: the question was withdrawn (Ctrl-C in segcite chat)"
 ENDS = frozenset({"/exit", "/quit"})
 
 
@@ -58,7 +63,7 @@ def chat_command(workspace: str, documents: tuple[str, ...], timeout: float) -> 
                 try:
                     message, streamed = answer_in(settings, store, topic, where, question, timeout, stream=True)
                 except StoppedWaiting as stopped:
-                    click.echo(f"\nstopped waiting; the answer is still being written (message {stopped.message_id})")
+                    _withdraw(store, stopped.message_id)
                     continue
                 except KeyboardInterrupt:  # before the question was written: it is not asked
                     click.echo("\ncancelled")
@@ -69,6 +74,20 @@ def chat_command(workspace: str, documents: tuple[str, ...], timeout: float) -> 
                 print_answer(store, message, as_json=False, streamed=streamed)
                 click.echo("")
     click.echo(continue_line(where.id))
+
+
+def _withdraw(store: Store, message_id: str) -> None:
+    """Ctrl-C while the answer is written: the question is withdrawn, unless its answer was finished first (then it
+    is shown, as it is in the conversation)."""
+    from worker.stores.rows import MessageStatus
+
+    if store.finish_message(message_id, status=MessageStatus.FAILED, error=CANCELLED) is not None:
+        click.echo(f"\ncancelled (message {message_id})")
+        return
+    message = store.get_message(message_id)
+    if message is not None and message.status == MessageStatus.DONE:
+        click.echo("\nthe answer was written before Ctrl-C:")
+        print_answer(store, message, as_json=False)
 
 
 def _next_question() -> str | None:

@@ -92,6 +92,11 @@ class Store(Protocol):
         ...
 
     def update_message(self, message_id: str, **fields: Any) -> MessageRow: ...
+    def finish_message(self, message_id: str, **fields: Any) -> MessageRow | None:
+        """`update_message` of a message still pending or processing, in one statement; None when it was
+        finished meanwhile (answered, failed, or withdrawn by its asker), which is then left as it is."""
+        ...
+
     def claim_message(self, message_id: str) -> MessageRow | None:
         """Move a `pending` message to `processing` (with its event) in one statement; None if it was not
         pending, so two tasks for one message never both start it."""

@@ -325,15 +325,26 @@ class PostgresStore:
         return self.get_message(str(row["id"])) if row else None
 
     def update_message(self, message_id: str, **fields: Any) -> MessageRow:
+        message = self._set_message(message_id, fields, unfinished_only=False)
+        if message is None:
+            raise LookupError(f"message {message_id} does not exist")
+        return message
+
+    def finish_message(self, message_id: str, **fields: Any) -> MessageRow | None:
+        return self._set_message(message_id, fields, unfinished_only=True)
+
+    def _set_message(self, message_id: str, fields: dict[str, Any], unfinished_only: bool) -> MessageRow | None:
         check_fields(fields, MESSAGE_FIELDS, "message")
         values = {k: _jsonb(v) if k in _JSON_COLUMNS else v for k, v in fields.items()}
         assignments = ", ".join(f"{name} = %({name})s" for name in fields)
+        unfinished = " and status in ('pending', 'processing')" if unfinished_only else ""
         with self.pool.connection() as conn, conn.transaction():
             found = conn.execute(
-                f"update messages set {assignments} where id = %(id)s returning id", {**values, "id": message_id}
+                f"update messages set {assignments} where id = %(id)s{unfinished} returning id",
+                {**values, "id": message_id},
             ).fetchone()
             if found is None:
-                raise LookupError(f"message {message_id} does not exist")
+                return None
             message = _message(conn.execute(_MESSAGE_SELECT, (message_id,)).fetchone())
             self._publish(conn, message.topic, MESSAGE_EVENT, message.event(), message.brief())
         return message

@@ -28,6 +28,7 @@ from worker.stores.rows import (
     MAX_EVENT_BYTES,
     MESSAGE_EVENT,
     MESSAGE_FIELDS,
+    MESSAGE_UNFINISHED,
     SEGMENT_COLUMNS,
     ConversationRow,
     DocumentRow,
@@ -319,14 +320,22 @@ class SupabaseStore:
         return self.get_message(str(rows[0]["id"])) if rows else None
 
     def update_message(self, message_id: str, **fields: Any) -> MessageRow:
-        check_fields(fields, MESSAGE_FIELDS, "message")
-        rows = self._data(self._table("messages").update(fields).eq("id", message_id))
-        if not rows:
-            raise LookupError(f"message {message_id} does not exist")
-        message = self.get_message(message_id)
+        message = self._set_message(message_id, fields, unfinished_only=False)
         if message is None:
             raise LookupError(f"message {message_id} does not exist")
-        self._broadcast(message.topic, MESSAGE_EVENT, message.event(), message.brief())
+        return message
+
+    def finish_message(self, message_id: str, **fields: Any) -> MessageRow | None:
+        return self._set_message(message_id, fields, unfinished_only=True)
+
+    def _set_message(self, message_id: str, fields: dict[str, Any], unfinished_only: bool) -> MessageRow | None:
+        check_fields(fields, MESSAGE_FIELDS, "message")
+        update = self._table("messages").update(fields).eq("id", message_id)
+        if unfinished_only:
+            update = update.in_("status", [str(s) for s in MESSAGE_UNFINISHED])
+        message = self.get_message(message_id) if self._data(update) else None
+        if message is not None:
+            self._broadcast(message.topic, MESSAGE_EVENT, message.event(), message.brief())
         return message
 
     def claim_message(self, message_id: str) -> MessageRow | None:
