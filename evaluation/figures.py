@@ -118,6 +118,9 @@ def headline(questions: int, answerable: int, generation: Mapping[str, Any] | No
             f"workspace gave {generation['answerable']} answerable ones and {generation['unanswerable']} "
             f"unanswerable probes ({questions} questions in all: {counts})"
         )
+    if generation is not None and generation["generated"] < generation["asked"]:
+        # (every answerable question asked for, fewer unanswerable probes: the workspace names few other things)
+        return f"{questions} questions ({generation['asked']} asked for, fewer probes): {counts}"
     return f"{questions} questions: {counts}"
 
 

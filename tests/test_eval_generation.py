@@ -210,3 +210,44 @@ def test_each_photo_that_prints_a_value_gives_a_question(photos: dict[str, list[
         assert any(holds(q.expected[0][0], PHOTOS[name]) for q in questions), (name, [q.text for q in questions])
         for q in questions:
             assert_on_its_page(q, segments)
+
+
+def test_an_example_a_manual_prints_gives_no_label_question_and_a_value_is_not_cut_at_a_comma() -> None:
+    """A program's output or a script in a manual (`Locks held: none` beside addresses, `LL cache: …` under "looks
+    like this:", `# Platform variant: android` among comments, `Massif arguments: (none)`, a gdb session) says
+    nothing of the thing the manual is about; the same labels in a plain list do. A value joined by a comma
+    (`definite,possible`) is one value; an option alone on its line heads the entry below it."""
+    texts = [
+        "Possible data race during read of size 4 at 0x601038 by thread #1\nLocks held: none\n"
+        "at 0x400606: main (simple_race.c:13)",
+        "The first part of the output looks like this:\n--------------------\n"
+        "I1 cache: 65536 B, 64 B, 2-way associative\nLL cache: 262144 B, 64 B, 8-way associative\n"
+        "Command: concord vg_to_ucode.c",
+        "# Make sure that you see these two lines:\n#\n# Platform variant: android\n# Primary string: -DVGPV=1\n#",
+        "Massif arguments: (none)\nms_print arguments: massif.out.12797",
+        "The default value for the leak kinds to show is --show-leak-kinds=definite,possible.",
+        "Release notes.\nLicence holder: Ada Lovelace\nRelease date: March 3, 2021",
+        "use --pid=2479 for valgrind --tool=memcheck\nRemote communication error: Resource temporarily unavailable.\n"
+        "(gdb) target remote | vgdb --pid=2479",
+        "--sigill=<yes|no> [default: yes]\n-s\nSpecifying -s is equivalent to --show-error-list=yes.",
+        "--show-leak-kinds=<set> [default: definite,possible]\n--show=A,B,C [default: all, using order]\n"
+        "--trace-redir Shows the contents of both sets following any such event.\n"
+        "--verbose Shows the various actions the tool is performing.",
+    ]
+    segments = [SegmentRef(f"m:{n}", "manual.pdf", n, "paragraph", text) for n, text in enumerate(texts)]
+    asked = {q.text: q.expected[0][0] for q in generate(segments, 40) if q.answerable}
+    labels = ("Locks held", "cache", "Platform variant", "Massif arguments", "Primary string", "Command", "Remote")
+    assert not [text for text in asked if any(label in text for label in labels)], asked
+    assert asked["What is the Licence holder?"] == "Ada Lovelace"
+    assert asked["What is the Release date?"] == "March 3, 2021"
+    leak = [value for text, value in asked.items() if "leak kinds" in text]
+    assert leak == ["--show-leak-kinds=definite,possible"], asked
+    # An option alone on its line heads the entry below it: its sentence's subject is not `-s Specifying -s`.
+    assert asked["What is the default value of the --sigill option?"] == "yes"
+    assert not [text for text in asked if "Specifying" in text], asked
+    # A default in brackets: `definite,possible` whole, `all, using order` up to its comma and space.
+    assert asked["What is the default value of the --show-leak-kinds option?"] == "definite,possible"
+    assert asked["What is the default value of the --show option?"] == "all"
+    # A definition that speaks of what came before it ("both sets", "any such event") gives no question.
+    assert asked["Which option shows the various actions the tool is performing?"] == "--verbose"
+    assert not [text for text in asked if "such event" in text], asked

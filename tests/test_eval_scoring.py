@@ -212,6 +212,8 @@ def test_the_headline_says_when_the_set_measures_little_or_nothing() -> None:
     )
     enough = {"asked": 100, "generated": 100, "answerable": 85, "unanswerable": 15, "answerable_wanted": 85}
     assert headline(100, 85, enough) == "100 questions: 85 answerable, 15 unanswerable"
+    few_probes = {**enough, "generated": 97, "unanswerable": 12}
+    assert headline(97, 85, few_probes) == "97 questions (100 asked for, fewer probes): 85 answerable, 12 unanswerable"
 
 
 def test_min_right_fails_when_nothing_answerable_was_asked() -> None:

@@ -34,7 +34,7 @@ def bracket_default(line: str) -> tuple[str, tuple[str, ...]] | None:
         return None
     typed = _C_TYPES.match(match["term"].strip())
     term = ARGUMENT.sub("", _C_TYPES.sub("", match["term"].strip())).strip(" ,:")
-    value = match["value"].split(",")[0].strip().rstrip(".")
+    value = re.split(r",\s", match["value"])[0].strip().rstrip(".")  # (`definite,possible` is one value)
     value = re.sub(r"^[A-Za-z_]\w*\s?=\s?(?=\S)", "", value)  # `(default threshold = 0)` -> `0`
     if not value or not label_ok(term):
         return None
@@ -64,6 +64,8 @@ def entry(line: str, before: str | None, after: str | None) -> tuple[str | None,
         return None  # `bar (default "Figure <n>")`: a sentence wrapped onto this line, not an entry
     if match := OPTION_LINE.match(line):
         return option_names(match["terms"])[0], match["definition"], False
+    if _OPTION_TERM.match(line.strip()) and option_names(line):
+        return option_names(line)[0], "", False  # `-s` alone on its line, its definition below
     if found := bracket_default(line):
         return found[0], line[BRACKET_DEFAULT.match(line).end() :].strip(), False  # type: ignore[union-attr]
     return None

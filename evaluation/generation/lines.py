@@ -57,6 +57,12 @@ _VERBS = frozenset(
     sort specify start stop suppress switch tell trace treat turn undefine use warn write execute exit quit open
     close draw plot wait restore convert copy move""".split()
 )
+# A program's marks in a line: an address, valgrind's `==1234==`, a text graph's axis (`0 +------>`), a prompt.
+_PROGRAM_MARK = re.compile(r"\b0x[0-9A-Fa-f]{4,}\b|^==\d+==|\+-{5,}|^\((?:gdb|lldb|pdb)\)|^\$ |^>>> ")
+_EXAMPLE_INTRO = re.compile(r"(?:like this|as follows|an example|for example|output|e\.g\.)\s*:\s*$", re.IGNORECASE)
+_EXAMPLE_REACH = 8  # lines above a label line searched for what introduces its example
+# Words by which a sentence speaks of what the text said before it: out of its text, a question of it means nothing.
+_POINTS_BACK = re.compile(r"\b(?:such|both|these|those|above|aforementioned|former|latter)\b", re.IGNORECASE)
 _NUMERIC_CELL = re.compile(rf"^(?:[$€£]?{NUMBER}%?|{NUMBER}\s?[$€£])$")
 
 
@@ -69,7 +75,8 @@ def line_questions(document: Document, segment: SegmentRef) -> Iterator[Candidat
         return Candidate(kind, segment.document, segment.page_idx, segment.segment_id, text, subject, answers, origin)
 
     for n, line in enumerate(lines):
-        for label, answers in _label_values(line, lines[n + 1] if n + 1 < len(lines) else None):
+        pairs = [] if _in_example(lines, n) else _label_values(line, lines[n + 1] if n + 1 < len(lines) else None)
+        for label, answers in pairs:
             yield candidate("label", f"What is {the(label)}?", label, answers, label=label)
         if found := bracket_default(line):
             term, answers = found
@@ -82,6 +89,24 @@ def line_questions(document: Document, segment: SegmentRef) -> Iterator[Candidat
     for row, column, cell in _text_table(lines):
         text = f"What is the {column} for {row}?"
         yield candidate("table", text, f"{row} {column}", (cell,), row=row, column=column, **{"from": "text_table"})
+
+
+def _in_example(lines: Sequence[str], n: int) -> bool:
+    """Line `n` is in an example a manual prints (a program's output, a script), whose `Label: value` lines say
+    nothing of the thing the document is about (`Locks held: none`, `Massif arguments: (none)`): lines beside it
+    hold a program's marks (addresses, `==1234==`, a graph's axis, a comment's `#`), or the lines above it run back,
+    without a sentence's end, to one that introduces an example (`The first part of the output looks like this:`)."""
+    beside = [lines[k] for k in range(max(0, n - 2), min(len(lines), n + 3)) if k != n]
+    if any(_PROGRAM_MARK.search(line) for line in beside):
+        return True
+    if lines[n].startswith("#") and sum(line.startswith("#") for line in beside) >= 2:
+        return True  # a script's comments
+    for line in reversed(lines[max(0, n - _EXAMPLE_REACH) : n]):
+        if _EXAMPLE_INTRO.search(line):
+            return True
+        if line.rstrip().endswith("."):
+            return False
+    return False
 
 
 def _label_values(line: str, next_line: str | None) -> list[tuple[str, tuple[str, ...]]]:
@@ -130,6 +155,8 @@ def _is_value(value: str) -> bool:
         return False
     if not (value[0].isalnum() or value[0] in "\"'“‘$€£+-(#<["):
         return False  # `_( 190)`: a speck read before it
+    if re.fullmatch(r"\((?:none|null|empty|nil|n/a)\)", value, re.IGNORECASE):
+        return False  # `(none)`: a placeholder a program prints, no value
     if sum(bool(re.fullmatch(NUMBER, w)) for w in words) >= 3:
         return False  # `80.02 79.94 79.98 ...`: a row of data, not one value
     sentence_like = any(w.casefold() in STOPWORDS for w in words)  # `You are`: words of a sentence
@@ -178,6 +205,8 @@ def _what_it_does(definition: str) -> str | None:
     words = definition.rstrip(".").split()
     if not words or len(words) > MAX_DEFINITION_WORDS or any(c in definition for c in "[]{}"):
         return None
+    if _POINTS_BACK.search(definition):
+        return None  # `shows the contents of both sets following any such event`: of what the text said before
     first = words[0].casefold()
     if not words[0][:1].isupper() and _third_person_of(first) not in _VERBS:
         return None  # `--history-level=none is the opposite extreme`: a sentence about an option, not an entry

@@ -52,7 +52,7 @@ SETTING_WORDS = frozenset("on off yes no none enabled disabled auto automatic tr
 _DIMENSIONS = re.compile(rf"^{NUMBER}{_UNIT}? ?(?:by|x|×) ?{NUMBER}{_UNIT}?", re.IGNORECASE)
 _CAPITALISED = re.compile(r"^[A-Z][\w\-.]*(?: [A-Z0-9][\w\-]*){1,3}")
 _INTERVAL = re.compile(r"^\[[^\]\s]{1,24}\]")  # `[-5:5]`, `[0:2*pi]`
-_TOKEN = re.compile(r"^(?P<v>[^\s,;()\[\]]+)")
+_TOKEN = re.compile(r"^(?P<v>(?:[^\s,;()\[\]]|,(?=[^\s,]))+)")  # (`definite,possible`: one value)
 _CODE = re.compile(r"[\d_./:#=<>\\-]|[a-z][A-Z]|^[A-Z]{2,}$")
 _CLAUSE_END = re.compile(r"^(?:[.,;:!?)]|\s*$|\s+(?:\(|in |on |for |when |if |and |or |but |unless |which ))")
 
