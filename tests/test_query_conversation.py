@@ -80,6 +80,18 @@ def rewritten(question: str, *earlier: str) -> str:
             "And the tip?",
             "The tip of the Starbucks receipt?",
         ),
+        # a word that moves on ("Now") is not the name; "that one" is the document named before
+        (
+            ["Now Company ABC's own invoice NO. 001 to John Doe: what date was it issued?"],
+            "What is the customer's email on that one?",
+            "What is the customer's email on Company ABC's own invoice NO. 001 to John Doe?",
+        ),
+        # where "it" is replaced, the subject is not added again beside "her"
+        (
+            ["What home address is on Brenda Lynn Sample's Montana driver license?"],
+            "What eye color does it give her?",
+            "What eye color does Brenda Lynn Sample's Montana driver license give her?",
+        ),
     ],
 )
 def test_an_english_follow_up_gets_the_document_it_leaves_out(earlier, question, standalone) -> None:
@@ -103,6 +115,12 @@ def test_an_english_follow_up_gets_the_document_it_leaves_out(earlier, question,
             ["Sur l'avis de paie UCF Payroll Services, quelle est la période de paie ?"],
             "Quelle est la date de l'avis ?",
             "Quelle est la date de l'avis de paie UCF Payroll Services ?",
+        ),
+        # "Passons au reçu de …": the words that move on are not the subject
+        (
+            ["Passons au reçu de la Maison Jeanne d'Arc : quel est le total payé ?"],
+            "Combien de documents compte le fonds documentaire dont il parle ?",
+            "Combien de documents compte le fonds documentaire dont il parle au reçu de la Maison Jeanne d'Arc ?",
         ),
         (
             ["¿Cuál es el número de cliente en la factura EDF de Maëlle Guérin?"],

@@ -116,16 +116,18 @@ def carry(reading: Reading, subject: Subject) -> str:
     edits: list[tuple[int, int, str]] = []  # (start, end, replacement) in the text
     for first, last in _references(reading, subject):
         edits.append((tokens[first].start, tokens[last].end, subject.noun_phrase))
+    for i, token in enumerate(tokens[1:], 1):  # "that one", "this one": the document named before
+        if reading.language == "en" and token.lower == "one" and tokens[i - 1].lower in ("that", "this"):
+            edits.append((tokens[i - 1].start, token.end, subject.noun_phrase))
     for i, token in enumerate(tokens):
         there_is = reading.language == "de" and i > 0 and tokens[i - 1].folded == "gibt"  # ("gibt es")
         if token.lower in pointers.replaced and (token.text.islower() or i == 0) and not there_is:
             edits.append((token.start, token.end, subject.noun_phrase))
-    # A possessive ("her date of birth", "son intention") or a person ("he", "elle") stays as written: the subject
-    # is added beside it.
-    beside = any(t.lower in pointers.beside for t in tokens)
+    # Where nothing was replaced, a possessive ("her date of birth", "son intention") or a person ("he", "elle")
+    # stays as written and the subject is added beside it; where "it" was, the subject is in the question once.
     for start, end, replacement in sorted(edits, reverse=True):
         text = text[:start] + replacement + text[end:]
-    if beside or not edits:
+    if not edits:
         text = _added(text, _carried_phrase(subject, reading.language), reading.language)
     return _without_connective(text)
 

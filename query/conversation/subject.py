@@ -106,6 +106,8 @@ def read(text: str) -> Reading:
     names: dict[tuple[str, ...], list[int]] = {}
     for name in read_question(text).names:
         covered = _find(tokens, name)
+        if len(covered) > 1 and covered[0] == 0 and tokens[0].folded in CONNECTIVES:
+            name, covered = name[1:], covered[1:]  # ("Now Company ABC's invoice: …": the name is "Company ABC")
         if covered and _names_a_subject(name, covered, tokens, language):
             names[name] = covered
     kinds = {}

@@ -90,14 +90,18 @@ DETERMINERS = frozenset(
 # Prepositions a subject is introduced by ("on the invoice", "sur la facture", "des IBM-Patents": of the).
 PREPOSITIONS = frozenset(
     "on in of for from to at about regarding concerning under "
-    "sur dans de du des d pour en chez concernant entre par "
+    "sur dans de du des d pour en chez concernant entre par au aux à "
     "en de del sobre para con "
     "auf in im von vom zu zum zur für fur bei über uber aus laut an am des".split()
 )
 # The preposition a carried subject gets when it had none ("the phone number" of "Sally Walker").
 DEFAULT_PREPOSITION = {"en": "of", "fr": "de", "es": "de", "de": "von"}
-# Words a follow-up may open with that tie it to what came before ("And how much was shipping?").
-CONNECTIVES = frozenset("and also so then et alors puis aussi y entonces también tambien und dann auch".split())
+# Words a follow-up may open with that tie it to what came before ("And how much was shipping?"), or that move on to
+# what it names ("Now Company ABC's invoice: …", "Passons au reçu de …").
+CONNECTIVES = frozenset(
+    "and also so then now next ok okay et alors puis aussi maintenant passons y entonces también tambien ahora "
+    "pasemos und dann auch jetzt nun".split()
+)
 # Words a question opens with (a clause they open is the question, not a subject fronted before it).
 OPENERS = frozenset(
     "what which who whom whose when where why how is are was were does do did can could has have will would "
