@@ -4,7 +4,8 @@
 
 Ingests the shared Document AI fixtures into one workspace as bench/bench_answers.py does (its helpers), then asks
 each chain of each chain file (bench/chains_tuning.json, tuned on; bench/chains_heldout.json, measured twice, then
-tuned on; bench/chains_heldout2.json, written after that, measured only; their format is in their `about`) three ways:
+tuned on; bench/chains_heldout2.json, written after that, measured once, then tuned on; their format is in their
+`about`) three ways:
 - in its conversation: the turns in order, the first with `segcite ask --json` (with `--document` for a chain that
   chooses its documents), the others with `--conversation` (follow-ups that leave their document out);
 - alone: each later turn's question in a new conversation of its own (of the same documents);
