@@ -471,3 +471,23 @@ def test_a_models_claim_about_edf_cited_on_another_companys_invoice_is_not_shown
     assert (citation["document_id"], citation["support"] > 0) == (edf.id, True)
     assert [s["fit_warning"] for s in own["sections"]] == [None, None]
     assert all(s["verification_warning"] for s in own["sections"]) and own["answer_status"] == "uncertain"
+
+
+def test_a_fault_of_the_rules_rewrite_asks_the_follow_up_as_written(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rules are pure code that a question no test foresaw may trip (an `IndexError` on "OK, now …" was one): the
+    answer goes on with the question as written, and `rewrite.error` says why. The fault is injected by replacing the
+    rules' function (no server is involved in this path)."""
+    from worker import rewrite
+
+    def trips(question: str, history: object) -> object:
+        raise IndexError("list index out of range")
+
+    monkeypatch.setattr(rewrite, "standalone_question", trips)
+    history = [{"role": "user", "content": "What is the total on the EDF bill?"}, {"role": "assistant", "content": "…"}]
+    done = rewrite.RulesRewriter().rewrite("And the due date?", history)
+    assert (done.question, done.by, done.error) == (
+        "And the due date?",
+        "rules",
+        "the rules could not read the follow-up (IndexError)",
+    )
+    assert rewrite.RulesRewriter().rewrite("What is the total?", []).by is None  # a first question: no rewrite

@@ -86,6 +86,12 @@ def rewritten(question: str, *earlier: str) -> str:
             "What is the customer's email on that one?",
             "What is the customer's email on Company ABC's own invoice NO. 001 to John Doe?",
         ),
+        # "OK, now …:" opens a fronted subject (it once made the reading fail: "OK" read as a name)
+        (
+            ["OK, now the US passport specimen issued to Happy Traveler: when does it expire?"],
+            "Where was the holder born?",
+            "Where was the holder born of the US passport specimen issued to Happy Traveler?",
+        ),
         # where "it" is replaced, the subject is not added again beside "her"
         (
             ["What home address is on Brenda Lynn Sample's Montana driver license?"],

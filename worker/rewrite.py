@@ -5,12 +5,15 @@ an empty or overlong reply) falls back on the rules' one: the answer is never lo
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from query import REWRITE_MAX_TOKENS, read_rewrite, rewrite_messages, standalone_question
 from worker.settings import Settings
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -44,7 +47,11 @@ class RulesRewriter:
     def rewrite(self, question: str, history: Sequence[Mapping[str, str]]) -> Rewrite:
         if not _has_earlier_turns(history):
             return Rewrite(question)
-        return Rewrite(standalone_question(question, history).question, "rules")
+        try:
+            return Rewrite(standalone_question(question, history).question, "rules")
+        except Exception as exc:  # a fault of the rules must not cost the answer: the question is asked as written
+            log.exception("the rules could not read a follow-up; it is asked as written")
+            return Rewrite(question, "rules", f"the rules could not read the follow-up ({type(exc).__name__})")
 
 
 class OpenAIRewriter:

@@ -106,8 +106,8 @@ def read(text: str) -> Reading:
     names: dict[tuple[str, ...], list[int]] = {}
     for name in read_question(text).names:
         covered = _find(tokens, name)
-        if len(covered) > 1 and covered[0] == 0 and tokens[0].folded in CONNECTIVES:
-            name, covered = name[1:], covered[1:]  # ("Now Company ABC's invoice: …": the name is "Company ABC")
+        if covered and covered[0] == 0 and tokens[0].folded in CONNECTIVES:
+            name, covered = name[1:], covered[1:]  # ("Now Company ABC's invoice: …": the name is "Company ABC"; "OK")
         if covered and _names_a_subject(name, covered, tokens, language):
             names[name] = covered
     kinds = {}
@@ -171,6 +171,8 @@ def _fronted_start(reading: Reading, elements: list[int]) -> int | None:
     determiner or word), or None where the question does not open so."""
     tokens = reading.tokens
     clause = _CLAUSE_END.search(reading.text)
+    while clause and all(t.folded in CONNECTIVES for t in tokens if t.end <= clause.start()):
+        clause = _CLAUSE_END.search(reading.text, clause.end())  # ("OK, now the US passport …: when …")
     if clause is None or clause.group().strip() in "?？!" or tokens[0].folded in OPENERS:
         return None
     before = [i for i, t in enumerate(tokens) if t.end <= clause.start()]
@@ -183,7 +185,7 @@ def _fronted_start(reading: Reading, elements: list[int]) -> int | None:
     if prepositions:
         return prepositions[0]
     opening = [i for i in before if i <= first_element and tokens[i].folded not in CONNECTIVES]
-    return opening[0]
+    return opening[0] if opening else first_element
 
 
 def _is_transition(reading: Reading, start: int) -> bool:
