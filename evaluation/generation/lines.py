@@ -59,7 +59,8 @@ _VERBS = frozenset(
 )
 # A program's marks in a line: an address, valgrind's `==1234==`, a text graph's axis (`0 +------>`), a prompt.
 _PROGRAM_MARK = re.compile(r"\b0x[0-9A-Fa-f]{4,}\b|^==\d+==|\+-{5,}|^\((?:gdb|lldb|pdb)\)|^\$ |^>>> ")
-_EXAMPLE_INTRO = re.compile(r"(?:like this|as follows|an example|for example|output|e\.g\.)\s*:\s*$", re.IGNORECASE)
+# (not a bare `Output:`, which a spec sheet prints as a label over its value)
+_EXAMPLE_INTRO = re.compile(r"(?:like this|as follows|an example|for example|e\.g\.)\s*:\s*$", re.IGNORECASE)
 _EXAMPLE_REACH = 8  # lines above a label line searched for what introduces its example
 # Words by which a sentence speaks of what the text said before it: out of its text, a question of it means nothing.
 _POINTS_BACK = re.compile(r"\b(?:such|both|these|those|above|aforementioned|former|latter)\b", re.IGNORECASE)
