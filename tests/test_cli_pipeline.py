@@ -81,6 +81,7 @@ def test_demo_says_where_its_answer_came_from(services, service_home, celery_wor
     lines = result.stdout.splitlines()
     assert "Q: How much electricity did the solar farm generate in 2025?" in lines
     assert any("61.4 gigawatt hours" in line for line in lines)
+    assert not any(line.startswith("Uncertain") for line in lines)  # the passage states it: a verified answer
     assert lines[-2:] == ["", DEMO_ANSWERER_NOTE]
     assert "SEGCITE_LLM_PROVIDER=openai" in DEMO_ANSWERER_NOTE and "OPENAI_API_KEY" in DEMO_ANSWERER_NOTE
 

@@ -78,6 +78,14 @@ def verified(question: str, claim: str, passage: Segment, context: list[Segment]
             "rand(0) returns a number.\nrand(-1) resets both seeds.",
             "sentence",
         ),
+        # an amount followed by what it is an amount of (the demo's question)
+        (
+            "How much electricity did the solar farm generate in 2025?",
+            "In 2025 the farm generated 61.4 gigawatt hours of electricity, enough for about 17,000 homes.",
+            "Harbor Point Solar Farm\nIn 2025 the farm generated 61.4 gigawatt hours of electricity, enough for about"
+            " 17,000 homes.",
+            "sentence",
+        ),
     ],
 )
 def test_a_passage_that_states_the_value_as_asked_verifies_it(question, claim, passage, how) -> None:
@@ -114,6 +122,12 @@ def test_a_passage_that_states_the_value_as_asked_verifies_it(question, claim, p
             "What was the Harvard estimate of the distance?",
             "individual distances are estimated for only 24.",
             "individual distances are estimated for only 24. The Harvard value was 10 million.",
+        ),
+        # an amount of another thing than the one asked
+        (
+            "How much electricity did the solar farm generate in 2025?",
+            "In 2025 the farm stored 12.5 gigawatt hours of heat.",
+            "Harbor Point Solar Farm\nIn 2025 the farm stored 12.5 gigawatt hours of heat.",
         ),
     ],
 )

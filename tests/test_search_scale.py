@@ -123,6 +123,43 @@ def rows_read(database_url: str, workspace: str, terms: list[str], limit: int) -
         ).fetchone()[0]
 
 
+def index_entries_read(database_url: str, workspace: str, terms: list[str], limit: int) -> tuple[int, list[str]]:
+    """Entries the indexes of document_segments returned to one search (its posting lists' items, by a bitmap scan
+    or an index scan), from its own transaction's statistics, and the ids it found. The planner's counts are made
+    current first, and a sequential scan is turned off, as in rows_read."""
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        conn.execute("analyze document_segments")
+    with psycopg.connect(database_url) as conn:
+        conn.execute("set max_parallel_workers_per_gather = 0")
+        conn.execute("set enable_seqscan = off")
+        found = conn.execute(
+            "select document_id::text || ':' || segment_index from segcite_search_segments(%s, %s, %s)",
+            (workspace, terms, limit),
+        ).fetchall()
+        read = conn.execute(
+            "select coalesce(sum(pg_stat_get_xact_tuples_returned(indexrelid)), 0)"
+            " from pg_index where indrelid = 'document_segments'::regclass"
+        ).fetchone()[0]
+    return read, [f for (f,) in found]
+
+
+def test_a_workspace_s_search_reads_its_own_posting_lists_not_the_table_s(store, migrated: str) -> None:
+    """Migration 018: a word common in another workspace costs this one nothing. The GIN index keys each word by
+    its workspace, so a search of "marker" in a workspace holding it 5 times reads those 5 items of its own list,
+    not the 300 the other workspace holds (016 read the table's one list and dropped the other workspace's rows)."""
+    small, big = str(uuid.uuid4()), str(uuid.uuid4())
+    crowd = store.create_document(big, "crowd.json", "docai/crowd.json")
+    store.replace_segments(crowd, segments(crowd.id, ["Filler text."] * 2700 + ["Filler marker."] * 300))
+    own = store.create_document(small, "own.json", "docai/own.json")
+    store.replace_segments(own, segments(own.id, ["Other words here."] * 2000 + ["A rare marker."] * 5))
+    read, found = index_entries_read(migrated, small, ["marker"], 10)
+    assert found == [f"{own.id}:{i}" for i in range(2000, 2005)]
+    assert 0 < read <= 2 * 5  # its own list (read twice at most: the candidates, then their rows by key)
+    # The big workspace's search finds its own rows through the same index, none of the small one's.
+    read, found = index_entries_read(migrated, big, ["marker"], 10)
+    assert len(found) == 10 and all(f.startswith(crowd.id) for f in found)
+
+
 def test_cjk_text_matches_single_characters_and_adjacent_pairs(store) -> None:
     workspace = str(uuid.uuid4())
     document = store.create_document(workspace, "a.json", "docai/a.json")

@@ -58,6 +58,8 @@ _DEFINITION = re.compile(
     r"^\.?\s*(?:,\s*(?=the\b)|\(|(?:is|was|are|were|as|being|will be)\b)\s*(?:(?:the|a|an|its|our|their)\b)?",
     re.IGNORECASE,
 )
+# what a measured value is a quantity of: "61.4 gigawatt hours of electricity" (a unit of up to three words, then "of")
+_MEASURE_OF = re.compile(r"^(?:\s*[^\W\d_]+){0,3}?\s+of\b", re.IGNORECASE)
 _CELL = " | "
 _EMPTY_CELLS = frozenset({"", "—", "-"})
 _WHO = frozenset("who whom".split())
@@ -403,9 +405,12 @@ class RelationCheck:
 
     def _defined_after(self, part: Part, trail: str) -> bool:
         """What follows the value names the attribute: a definition ("Cymbal Inc. (the Licensor)", "xdg-open is the
-        default viewer", "5/29/18 is subject to late payment charges"), or, for a count, what it counts ("46
-        extra-galactic nebulae"); only the question's own words or function words before the naming word."""
+        default viewer", "5/29/18 is subject to late payment charges"), what an amount is of ("61.4 gigawatt hours of
+        electricity"), or, for a count, what it counts ("46 extra-galactic nebulae"); only the question's own words or
+        function words before the naming word."""
         match = _DEFINITION.match(trail)
+        if match is None and part.kind in (Kind.AMOUNT, Kind.NUMBER):
+            match = _MEASURE_OF.match(trail)
         if match is None and not self.asked.asks_count:
             return False
         words = _WORD.findall(trail[match.end() :] if match else trail)[: DEFINITION_REACH + 2]
