@@ -29,16 +29,6 @@ as $$
     from (select segcite_workspace_key(p_workspace) as key) k
 $$;
 
--- The keys of a term's words in a workspace (the words of its `plainto_tsquery`): a segment holding the term holds
--- them all.
-create or replace function segcite_term_keys(p_workspace uuid, p_term text) returns text[]
-language sql immutable strict parallel safe
-set search_path = pg_catalog, public, pg_temp
-as $$
-    select array(select segcite_workspace_key(p_workspace) || t
-                 from unnest(tsvector_to_array(to_tsvector('simple', p_term))) as t)
-$$;
-
 -- A GIN index's pending list (rows written since its last cleanup) is read whole by every search: PostgreSQL's 4 MB
 -- (435 pages after an ingest of 4,000 segments) made a search of 320 segments take 2 ms more for each term it looked
 -- up. 256 kB keeps that small; ingest moves the list into the index more often, in smaller batches.
@@ -62,7 +52,9 @@ declare
     scope_exact constant integer := 5000;  -- segments of a scope searched exactly
     total bigint;
     dfs bigint[];
-    key_sets text[];  -- each query's keys, as an array's text
+    workspace_key constant text := segcite_workspace_key(p_workspace);
+    key_sets text[];  -- each query's keys (its lexemes, keyed by the workspace: a segment holding it holds them all)
+    holds constant text := 'segcite_workspace_terms(workspace_id, tsv) @> %L::text[]';
     exact integer := 0;
     covered bigint := 0;
     df_i bigint;
@@ -93,11 +85,10 @@ begin
         select distinct left(t, 256) as t from unnest(p_terms[1:1024]) as t where t is not null
     ), term as (
         select plainto_tsquery('simple', given.t) as q,
-               tsvector_to_array(to_tsvector('simple', given.t)) as lexemes,
-               segcite_term_keys(p_workspace, given.t) as keys
+               tsvector_to_array(to_tsvector('simple', given.t)) as lexemes
         from given
     ), counted as (
-        select term.q, term.keys, (
+        select term.q, array(select workspace_key || l from unnest(term.lexemes) as l) as keys, (
             select min(coalesce(st.df, 0)) from unnest(term.lexemes) as l(term)
             left join segcite_term_stats st on st.workspace_id = p_workspace and st.term = l.term
         ) as df
@@ -144,9 +135,7 @@ begin
     -- Each query's keys are literals, not parameters: the planner sees how common they are in the workspace.
     if exact > 0 then
         candidates := format(keyed, (
-            select '(' || string_agg(format('segcite_workspace_terms(workspace_id, tsv) @> %L::text[]', k), ' or ')
-                   || ')'
-            from unnest(key_sets[1:exact]) as k), scoped);
+            select '(' || string_agg(format(holds, k), ' or ') || ')' from unnest(key_sets[1:exact]) as k), scoped);
     end if;
     if exact < cardinality(queries) and not (exact > 0 and widest >= p_limit and idfs[exact] > rest) then
         if total > 0.2 * (select greatest(c.reltuples, 1) from pg_class c where c.oid = 'document_segments'::regclass)
@@ -168,13 +157,12 @@ begin
         listed := dfs[exact + 1] + coalesce(dfs[exact + 2], 0);
         sets := sets || case when least(total, sample * total / greatest(matches, 1)) < listed
             then format(scanned, pair::text, scoped)
-            else format(keyed, format('segcite_workspace_terms(workspace_id, tsv) @> %L::text[]', pair_keys), scoped)
+            else format(keyed, format(holds, pair_keys), scoped)
         end;
         matches := dfs[exact + 1];
         sets := sets || case when least(total, sample * total / greatest(matches, 1)) < matches
             then format(scanned, queries[exact + 1]::text, scoped)
-            else format(keyed, format('segcite_workspace_terms(workspace_id, tsv) @> %L::text[]',
-                                      key_sets[exact + 1]), scoped)
+            else format(keyed, format(holds, key_sets[exact + 1]), scoped)
         end;
         candidates := concat_ws(' union ', candidates,
             format('(%s limit %s)', sets[1], sample), format('(%s limit %s)', sets[2], sample));
@@ -239,14 +227,14 @@ end $$;
 -- Internal, as 016's: nothing for the Data API roles; the workers' role may compute what the index holds (it writes
 -- the rows the index is of).
 revoke execute on function segcite_workspace_key(uuid), segcite_workspace_terms(uuid, tsvector),
-    segcite_term_keys(uuid, text), segcite_search_plan(uuid, text[], integer, uuid[]),
+    segcite_search_plan(uuid, text[], integer, uuid[]),
     segcite_search_candidates(uuid, text[], integer, uuid[]), segcite_search_segments(uuid, text[], integer, uuid[])
     from public;
 do $$
 declare
     api_role text;
     functions constant text := 'segcite_workspace_key(uuid), segcite_workspace_terms(uuid, tsvector), '
-        'segcite_term_keys(uuid, text), segcite_search_plan(uuid, text[], integer, uuid[]), '
+        'segcite_search_plan(uuid, text[], integer, uuid[]), '
         'segcite_search_candidates(uuid, text[], integer, uuid[]), '
         'segcite_search_segments(uuid, text[], integer, uuid[])';
 begin

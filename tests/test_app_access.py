@@ -612,6 +612,25 @@ def test_the_service_role_may_do_what_the_supabase_store_does(app: App, owner: p
     assert owner.execute("select has_function_privilege('service_role', %s, 'EXECUTE')", (search,)).fetchone()[0]
 
 
+@pytest.mark.parametrize(
+    ("call", "signature"),
+    [
+        ("segcite_search_segments(%s, array['code'], 12, null)", "(uuid,text[],integer,uuid[])"),
+        ("segcite_search_candidates(%s, array['code'], 12, null)", "(uuid,text[],integer,uuid[])"),
+        ("segcite_search_plan(%s, array['code'], 12, null)", "(uuid,text[],integer,uuid[])"),
+        ("segcite_workspace_key(%s)", "(uuid)"),
+        ("segcite_workspace_terms(%s, to_tsvector('simple', 'code'))", "(uuid,tsvector)"),
+    ],
+)
+def test_the_search_s_functions_are_the_workers_alone(app: App, owner, call: str, signature: str) -> None:
+    """Migrations 016 and 018: a member of the workspace, a non-member and anon are all refused (the search reads
+    every segment of a workspace, past the row policies); the service role may call them."""
+    for user in (app.alice, app.bob, None):
+        assert "permission denied for function segcite_" in refused(app, user, f"select {call}", (app.workspace,))
+    function = call.split("(", 1)[0] + signature
+    assert owner.execute("select has_function_privilege('service_role', %s, 'EXECUTE')", (function,)).fetchone()[0]
+
+
 def test_nobody_may_call_the_limit_trigger_function(app: App, owner: psycopg.Connection) -> None:
     function = "segcite_limit_questions_in_flight()"
     for role in ("anon", "authenticated", "service_role"):
