@@ -154,7 +154,9 @@ def test_a_workspace_s_search_reads_its_own_posting_lists_not_the_table_s(store,
     store.replace_segments(own, segments(own.id, ["Other words here."] * 2000 + ["A rare marker."] * 5))
     read, found = index_entries_read(migrated, small, ["marker"], 10)
     assert found == [f"{own.id}:{i}" for i in range(2000, 2005)]
-    assert 0 < read <= 2 * 5  # its own list (read twice at most: the candidates, then their rows by key)
+    # Its own list and the rows fetched by key, a few items either way as the planner's counts go (12 in a full
+    # run, 10 alone); 017 read 310: the other workspace's 300 too.
+    assert 0 < read <= 30
     # The big workspace's search finds its own rows through the same index, none of the small one's.
     read, found = index_entries_read(migrated, big, ["marker"], 10)
     assert len(found) == 10 and all(f.startswith(crowd.id) for f in found)
