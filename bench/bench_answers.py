@@ -15,7 +15,9 @@ by someone who did not read the answerer, measured once, then tuned on), bench/a
 bench/answers_heldout6.json (written likewise, measured only); for issue 40, bench/answers_manuals_tuning.json (tuned
 on) and bench/answers_manuals_heldout.json (measured only), over PDF manuals from Debian packages, parsed by the local
 parser, with bench/answers_asymptote_heldout.json (the Asymptote manual the issue was filed on, kept out of all
-tuning, measured once). Files without `files` share one ingest of the fixtures; a file with `files` (each a Debian
+tuning, measured once); for issue 40's last measurement, bench/answers_heldout7.json (the fixtures) and
+bench/answers_manuals_heldout2.json (the Bash, GNU MathProg and nauty manuals), each written by a helper that read neither
+the code nor any result, before any answer was seen, and measured once, before and after, in one run. Files without `files` share one ingest of the fixtures; a file with `files` (each a Debian
 package, the PDF's path, and a shell step that makes the path from the package) is asked in a workspace of its own
 holding those PDFs.
 Every file is reported on its own, and a last table sets them side by side: right and `answered`, wrong and
