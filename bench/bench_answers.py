@@ -1,29 +1,29 @@
 """Answer quality on many real documents, through the `segcite` CLI as a user would run it.
 
-    python bench/bench_answers.py [--questions FILE [FILE ...]] [--out results.json] [--verbose]
-    python bench/bench_answers.py --replay results.json [--questions FILE [FILE ...]] [--verbose]
+python bench/bench_answers.py [--questions FILE [FILE ...]] [--out results.json] [--verbose] python
+bench/bench_answers.py --replay results.json [--questions FILE [FILE ...]] [--verbose]
 
-Ingests every fixture of ../shared/fixtures/docai and ../shared/fixtures/docai-real that must ingest (per its
-manifest; the `document` of a `WRAPPED_` ProcessResponse; a folder of shards is one document) into ONE workspace,
-on the embedded services (a fresh SEGCITE_HOME under /tmp, no REDIS_URL / DATABASE_URL), asks each question of
-each question file with `segcite ask --json`, then stops the services (`segcite down`): bench/answers_questions.json
-(the default; the offline answerer was tuned on it), bench/answers_heldout.json (written before that tuning; its
-outcomes were read during it) and bench/answers_blind.json (written during it, run once at its end); for issue 31,
-bench/answers_fit_tuning.json (tuned on), bench/answers_fit_heldout.json (held out, its outcomes read since),
-bench/answers_tuning2.json, bench/answers_tuning3.json and bench/answers_tuning4.json (each written as a held-out set
-by someone who did not read the answerer, measured once, then tuned on), bench/answers_heldout5.json and
-bench/answers_heldout6.json (written likewise, measured only); for issue 40, bench/answers_manuals_tuning.json (tuned
-on) and bench/answers_manuals_heldout.json (measured only), over PDF manuals from Debian packages, parsed by the local
-parser, with bench/answers_asymptote_heldout.json (the Asymptote manual the issue was filed on, kept out of all
-tuning, measured once); for issue 40's last measurement, bench/answers_heldout7.json (the fixtures) and
-bench/answers_manuals_heldout2.json (the Bash, GNU MathProg and nauty manuals), each written by a helper that read neither
-the code nor any result, before any answer was seen, and measured once, before and after, in one run. Files without `files` share one ingest of the fixtures; a file with `files` (each a Debian
-package, the PDF's path, and a shell step that makes the path from the package) is asked in a workspace of its own
-holding those PDFs.
-Every file is reported on its own, and a last table sets them side by side: right and `answered`, wrong and
-`answered`, `uncertain` (right / wrong), not found, and the precision of `answered` (issue 40's figure). Only the
-CLI's public behaviour is used: the page and text of a context segment come from `segcite segments` of the same
-file (of a PDF: of what `segcite parse` makes of it).
+Ingests every fixture of ../shared/fixtures/docai and ../shared/fixtures/docai-real that must ingest (per its manifest;
+the `document` of a `WRAPPED_` ProcessResponse; a folder of shards is one document) into ONE workspace, on the embedded
+services (a fresh SEGCITE_HOME under /tmp, no REDIS_URL / DATABASE_URL), asks each question of each question file with
+`segcite ask --json`, then stops the services (`segcite down`): bench/answers_questions.json (the default; the offline
+answerer was tuned on it), bench/answers_heldout.json (written before that tuning; its outcomes were read during it) and
+bench/answers_blind.json (written during it, run once at its end); for issue 31, bench/answers_fit_tuning.json (tuned
+on), bench/answers_fit_heldout.json (held out, its outcomes read since), bench/answers_tuning2.json,
+bench/answers_tuning3.json and bench/answers_tuning4.json (each written as a held-out set by someone who did not read
+the answerer, measured once, then tuned on), bench/answers_heldout5.json and bench/answers_heldout6.json (written
+likewise, measured only); for issue 40, bench/answers_manuals_tuning.json (tuned on) and
+bench/answers_manuals_heldout.json (measured only), over PDF manuals from Debian packages, parsed by the local parser,
+with bench/answers_asymptote_heldout.json (the Asymptote manual the issue was filed on, kept out of all tuning, measured
+once); for issue 40's last measurement, bench/answers_heldout7.json (the fixtures) and
+bench/answers_manuals_heldout2.json (the Bash, GNU MathProg and nauty manuals), each written by a helper that read
+neither the code nor any result, before any answer was seen, and measured once, before and after, in one run. Files
+without `files` share one ingest of the fixtures; a file with `files` (each a Debian package, the PDF's path, and a
+shell step that makes the path from the package) is asked in a workspace of its own holding those PDFs. Every file is
+reported on its own, and a last table sets them side by side: right and `answered`, wrong and `answered`, `uncertain`
+(right / wrong), not found, and the precision of `answered` (issue 40's figure). Only the CLI's public behaviour is
+used: the page and text of a context segment come from `segcite segments` of the same file (of a PDF: of what `segcite
+parse` makes of it).
 
 `--replay` re-answers the questions offline, in seconds, on the contexts a previous run's `--out` recorded (the
 `extractive` answerer, then `query.build_answer` with the recorded segments as the workspace): a quick check of a
