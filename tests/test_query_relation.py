@@ -135,6 +135,149 @@ def test_a_passage_that_does_not_state_it_so_leaves_it_unverified(question, clai
     assert verified(question, claim, segment(passage)) is None
 
 
+@pytest.mark.parametrize(
+    ("question", "qualified", "plain"),
+    [
+        # the value's clause denies what is asked
+        (
+            "How many stations are recorded?",
+            ("12 stations", "The 12 stations for which readings are not recorded are listed."),
+            ("12 stations", "The 12 stations recorded are listed."),
+        ),
+        # a bound of the value, not the value: since, prior to
+        (
+            "Which version of the tool does the guide document?",
+            ("since version 2.1.0", "This flag is supported since version 2.1.0."),
+            ("version 2.1.0", "This guide documents version 2.1.0."),
+        ),
+        (
+            "Which version of the tool does the guide document?",
+            ("prior to version 3.0", "Files of releases prior to version 3.0 are read."),
+            ("version 3.0", "The guide documents version 3.0."),
+        ),
+        # a value the question states is no answer ("the AVR8 port's")
+        (
+            "How large a heap does the AVR8 port's small memory model support?",
+            ("supported by the AVR8 port", "The following memory models are supported by the AVR8 port:"),
+            None,
+        ),
+        # a number inside a longer one ("10" of "10,182,182")
+        (
+            "What is the patent number?",
+            ("(10)", "(10) Patent No.: US 10,182,182 B2"),
+            ("10,182,182", "(10) Patent No.: US 10,182,182 B2"),
+        ),
+        # a date the label says is another one ("DOB" for the day a form was filled in)
+        (
+            "On what date did Ann Lee fill in the form?",
+            ("DOB: 03/02/1990", "Date: 5/6/21\nDOB: 03/02/1990"),
+            ("Date: 5/6/21", "Date: 5/6/21\nDOB: 03/02/1990"),
+        ),
+        # a label line that holds its own value labels no line under it
+        (
+            "What is the street address?",
+            ("Springfield", "ADDRESS: 12 Elm Street\nSpringfield"),
+            ("Springfield", "ADDRESS:\nSpringfield"),
+        ),
+        # a remark in brackets is no gloss: "cost" does not name the purchases
+        (
+            "What purchases (less cost of items withdrawn for personal use) are reported?",
+            ("Cost of Goods Sold", "Part III Cost of Goods Sold (see instructions)\n33"),
+            None,
+        ),
+    ],
+)
+def test_a_clause_that_qualifies_the_value_leaves_it_unverified(question, qualified, plain) -> None:
+    """Each qualified passage verified its claim before these checks; its plain twin, where one is given, still does."""
+    claim, passage = qualified
+    assert verified(question, claim, segment(passage)) is None
+    if plain is not None:
+        claim, passage = plain
+        assert verified(question, claim, segment(passage)) is not None
+
+
+def test_what_a_document_s_title_says_does_not_undo_what_the_passage_says() -> None:
+    """The title names the owner the question asks of, the passage another one: "a release of C89" is not the release
+    of Foo the title names, "Qualified dividends" not the "Section 199A dividends" of the form's captions."""
+    title = segment("Foo Installation Guide\nRelease 4.2.2 (2022-10-31)\nFoo Core Team", index=0)
+    sentence = segment("C99 is a major release of C89, adding new types.", index=5)
+    question = "Which release of Foo is the installation guide written for?"
+    assert verified(question, sentence.text, sentence, [title, sentence]) is None
+    assert verified(question, "Release 4.2.2", title, [title, sentence]) is not None
+    form = segment(
+        "Form 1099-DIV\n1a Total ordinary dividends\n5 Section 199A dividends\n1b Qualified dividends", index=0
+    )
+    line = segment("1b Qualified dividends: 1,200", index=3)
+    question = "How much in Section 199A dividends does the 1099-DIV report?"
+    assert verified(question, line.text, line, [form, line]) is None
+    box = segment("5 Section 199A dividends: 1,200", index=4)
+    assert verified(question, box.text, box, [form, box]) == "label"
+
+
+@pytest.mark.parametrize(
+    ("question", "claim", "passage", "how"),
+    [
+        # "No." abbreviates a number, it denies nothing
+        ("What is the stock number of the form?", "Stock No. F11-12956", "Stock No. F11-12956", "sentence"),
+        # a negation outside the value's clause leaves it as stated
+        (
+            "What is the default line width?",
+            "the default line width is 0.5 pt",
+            "If no width is given, the default line width is 0.5 pt.",
+            "sentence",
+        ),
+        # where the question says nothing of whose, "of <name>" names which one
+        (
+            "Which law governs the agreement?",
+            "Governing law: laws of New York",
+            "Governing law: laws of New York",
+            "sentence",
+        ),
+        # a date written with a slash is one value
+        ("When was the consent form revised?", "Revised 03/2017", "Revised 03/2017", "sentence"),
+        # a clause after a comma says which total, not whose: the value's own label verifies it
+        (
+            "What is the total of the invoice, before the amount already paid is taken off?",
+            "Total: $1,450.00",
+            "Total: $1,450.00",
+            "label",
+        ),
+        # the label of the date asked
+        ("On what date did Ann Lee fill in the form?", "Date: 5/6/21", "Date: 5/6/21\nDOB: 03/02/1990", "label"),
+    ],
+)
+def test_what_the_qualifier_checks_leave_alone(question, claim, passage, how) -> None:
+    assert verified(question, claim, segment(passage)) == how
+
+
+def test_a_copied_claim_is_verified_by_the_unit_it_was_copied_from() -> None:
+    # the claim is the row; another line of the passage labels one of its numbers, but the row does not say so
+    page = segment("Monthly fee EHT: 264\nTotal usage (incl. delivery 10,88 €) | 264 | 25,71")
+    question = "What is the monthly fee excluding tax (prix EHT)?"
+    assert verified(question, "Total usage (incl. delivery 10,88 €) | 264 | 25,71", page) is None
+    assert verified(question, "Monthly fee EHT: 264", page) == "label"
+
+
+def test_heads_over_several_columns_say_nothing_of_a_column() -> None:
+    row = "Base | 2554 | 2818 | 264 | 25,71 | 20%"
+    question = "What is the amount excluding tax for the Base line?"
+    aligned = segment("Line | Start | End | Usage | Amount excluding tax | VAT\n" + row, kind="table")
+    assert verified(question, row, aligned) == "table cell"
+    merged = segment(
+        "Line | Start | End | Usage Amount excluding tax | VAT\n" + row, kind="table"
+    )  # (5 heads, 6 cells)
+    assert verified(question, row, merged) is None
+
+
+def test_a_field_cut_short_by_the_extraction_is_not_verified() -> None:
+    # Document AI's extractor gave "453,945" where the patent's text says "15/453,945"
+    text = segment("(21) Appl. No.: 15/453,945\n(22) Filed: Mar. 9, 2017", index=0)
+    field = segment("Application number: 453,945", index=1, kind="field")
+    question = "What is the application number?"
+    assert verified(question, "Application number: 453,945", field, [text, field]) is None
+    assert verified(question, "(21) Appl. No.: 15/453,945", text, [text, field]) == "label"
+
+
 def test_a_label_that_labels_two_values_does_not_say_which_is_asked() -> None:
     # (two columns read in turn: the sender's and the recipient's labels, then their addresses)
     invoice = segment("FROM: Company ABC\nTO: John Doe\nADDRESS: 111 Main Street\nADDRESS: 222 Main Street")

@@ -26,7 +26,7 @@ from rapidfuzz import fuzz, process
 
 from ingest import Segment
 from query.fit.asked import Asked
-from query.fit.documents import ScopeWords
+from query.fit.documents import ScopeWords, same_document
 from query.fit.kind import KindCheck
 from query.fit.words import ATTRIBUTES, LABEL_WORDS, claim_words, names_held, names_of
 from query.language.layout import layout_pairs
@@ -35,6 +35,7 @@ from query.language.terms import MONTH, QUESTION_WORDS, STOPWORDS, fold, is_cjk
 
 LABEL, CELL, SENTENCE = "label", "table cell", "sentence"
 REACH = 8  # words before a value where its label or the question's verb must be
+BOUND_REACH = 3  # words before a value where a bound of it is said ("since version 1.4.0")
 DEFINITION_REACH = 4  # words after a value where a definition must name the attribute ("(the Licensor)")
 UNTYPED_VALUES = 8  # an untyped claim's first words that the question does not hold: one of them is its value
 SUBJECT_SHARE = 0.5  # at least this share of the subject's words is said around the value or by the title
@@ -71,6 +72,25 @@ _CONTRASTIVE = frozenset(
 )
 _BY_DEFAULT = re.compile(r"^\W*(?:\w+\W+)?(?:by|per)\s+default\b", re.IGNORECASE)
 _NEGATIONS = frozenset("not no never without none nor cannot n't".split())
+_NEGATION_WORD = re.compile(r"\b\w+(?:n't)?\b(?![.:#]|\s*\d)")  # ("No. 001", "NO: 12", "no 5" abbreviate a number)
+# Words right before a value that make it a bound, not the value (-> the question's words that ask for that bound).
+_BOUNDS = {
+    bound: frozenset(asked.split())
+    for bound, asked in {
+        "since": "since first start began introduced",
+        "prior to": "prior before earlier older",
+        "before": "before prior earlier",
+        "after": "after later since",
+        "until": "until till end last",
+        "till": "until till end last",
+        "more than": "more over above least minimum",
+        "less than": "less under below most maximum",
+        "fewer than": "fewer less under below",
+        "greater than": "greater more over above",
+        "older than": "older before",
+        "newer than": "newer after",
+    }.items()
+}
 _DOES_WHAT = re.compile(r"what (?:does|do|did|will) (?:the |a |an )?(.+?) do\s*\??")
 _NUMBER_WORDS = frozenset("number numbers numero nummer numéro número".split())
 _MONTH_ONLY = re.compile(MONTH, re.IGNORECASE)
@@ -109,6 +129,7 @@ _DOCUMENT_NOUN = re.compile(
     r"\b(?:form|receipt|invoice|bill|stub|statement|letter|contract|agreement|patent|passport|licen[cs]e|report|"
     r"schedule|certificate|card|credential|manual|guide|slip|policy|facture|factura|rechnung|brevet)s?\b"
 )
+_SUBORDINATE = re.compile(r",\s*(?:before|after|when|while|if|once|until|so that|because)\b")
 _DESCRIBING_AFTER = re.compile(r"\s+(?:on|about|for|regarding|with|of|that)\s+(.*)$")
 
 
@@ -160,6 +181,11 @@ class RelationCheck:
             tuple(w.casefold() for w in _WORD.findall(m.group())): m.group().lstrip("-")
             for m in CODE_NAME.finditer(asked.question.text)
         }
+        self._negated = bool(asked.known & _NEGATIONS)  # ("which option does not …": a negation is asked)
+        # ("which release of R": the question says whose; "a release of C11" is another's)
+        self._owned_focus = any(
+            re.search(rf"\b{re.escape(c.word)}\w*\s+of\b", fold(asked.text)) for p in asked.parts for c in p.focus
+        )
         does = _DOES_WHAT.fullmatch(fold(asked.text).strip())
         self._does_what = does.group(1) if does else ""  # ("what does rand(-1) do": what a thing does is asked)
         # ("who wrote it": the verb is the focus, and the value its agent)
@@ -179,10 +205,11 @@ class RelationCheck:
             return done
         parts = [(i, p) for i, p in enumerate(self.asked.parts) if part is None or p is part]
         parts = parts or [(0, part)]  # (a part of another reading of the question)
+        units = [(segment, _copied_from(text, list(_units(segment)))) for segment in segments]
         for index, asked in parts:
             values = self._values(asked, text)
-            for segment in segments:
-                for unit in _units(segment):
+            for segment, copied in units:
+                for unit in copied:
                     for value in values:
                         if how := self._states(asked, unit, value, segment):
                             return Verification(how, index, _plain(value))
@@ -205,12 +232,17 @@ class RelationCheck:
         if part.kind is Kind.ANY:
             return _untyped_values(text, self.asked.known)
         spans = [_whole_words(text, a, b) for a, b in self._kind.spans(part, text)]
-        values = list(dict.fromkeys(v for a, b in spans if (v := text[a:b].strip())))
+        # (grown to its whole word, a value may be one the question states: "PIC16" of "the PIC16 port")
+        values = list(
+            dict.fromkeys(v for a, b in spans if (v := text[a:b].strip()) and v.casefold() not in self.asked.known)
+        )
         if part.kind is Kind.NAME:  # (a month is no one's name: "Date of Patent: *Nov. 27, 2018")
             values = [v for v in values if not _MONTH_ONLY.fullmatch(v)]
         return values
 
     def _states(self, part: Part, unit: _Unit, value: str, segment: Segment) -> str | None:
+        if self._truncated(value, segment):
+            return None
         for start in _occurrences(unit.text, value):
             end = start + len(value)
             if unit.row:
@@ -226,8 +258,13 @@ class RelationCheck:
                 continue
             if not self._subject_held(part, f"{lead} {trail}", segment):
                 continue
+            if self._qualified(lead, trail, value):
+                continue
             # (a value opening its line is labelled by the line above it, where that line names what is asked)
-            line_start = start in unit.line_starts and self._named_before(part, _line_before(unit, start), trail, True)
+            above = _line_before(unit, start)
+            line_start = (
+                start in unit.line_starts and _label_alone(above) and self._named_before(part, above, trail, True)
+            )
             if line_start or self._named_before(part, lead, trail) or self._default_of(part, unit.text[:start], lead):
                 if self._ambiguous(lead, trail, segment):
                     continue
@@ -237,6 +274,15 @@ class RelationCheck:
             if id(part) in self._agents and _does(trail, part.focus[0]):
                 return SENTENCE  # "Dinu Gherman contributed this script", "Andy Robinson has refined it"
         return None
+
+    def _truncated(self, value: str, segment: Segment) -> bool:
+        """A field Document AI extracted whose value its document's text holds only inside a longer one ("Application
+        number: 453,945" where the patent says "Appl. No.: 15/453,945"): the extraction cut it."""
+        if segment.kind != "field" or not any(ch.isdigit() for ch in value):
+            return False
+        texts = [s.text for s in self._scope_words.context if s.kind != "field" and same_document(s, segment)]
+        inside = [t for t in texts if value.casefold() in t.casefold()]
+        return bool(inside) and not any(next(_occurrences(t, value), None) is not None for t in inside)
 
     def _ambiguous(self, lead: str, trail: str, segment: Segment) -> bool:
         """The value's label labels another value too, in the passage ("ADDRESS: 111 Main Street", "ADDRESS: 222
@@ -250,6 +296,27 @@ class RelationCheck:
         pattern = r"(?<!\w)" + r"\s+".join(map(re.escape, label.split())) + r"\s*(\S+)"
         found = re.findall(pattern, segment.text, re.IGNORECASE)
         return len(set(found)) > 1 and not _owned_here(self.asked, f"{lead} {trail}")
+
+    def _qualified(self, lead: str, trail: str, value: str) -> bool:
+        """The value's clause says it is not the attribute, or only a bound of it, or whose it is, where the question
+        says nothing of the kind: a negation ("22 nebulae whose distances could not be estimated"), a bound of time or
+        size right before it ("Since version 1.4.0", "prior to 1.4.0", "more than 20"), or, where the question says
+        whose attribute it asks ("which release of R"), "of" before a name ("a bugfix release of C11": C11 is what
+        was released, not the release)."""
+        clause = f"{lead.rpartition(',')[2]} {trail.partition(',')[0]}"
+        if not self._negated and any(m.group().casefold() in _NEGATIONS for m in _NEGATION_WORD.finditer(clause)):
+            return True
+        before = [w.casefold() for w in _WORD.findall(lead)][-BOUND_REACH:]
+        bounds = (" ".join(before[i : i + n]) for n in (1, 2) for i in range(len(before)))
+        if any(b in _BOUNDS and not _BOUNDS[b] & self.asked.known for b in bounds):
+            return True
+        return (
+            self._owned_focus
+            and before[-1:] == ["of"]
+            and not _labels(lead)
+            and any(ch.isalpha() for ch in value)
+            and not _NUMBER.match(value)
+        )
 
     def _default_of(self, part: Part, before: str, lead: str) -> bool:
         """ "… sets the height of each line. Default value is 1cm.": a default stated on its own, after the sentences
@@ -277,8 +344,27 @@ class RelationCheck:
             return not missing  # (a row's name is its own: "Tool A" of another row is no answer)
         if any(n in self._code_names for n in missing):
             return False  # (an option or an identifier is said where its value is, not by a manual's first page)
+        if self._qualified_otherwise(part, said):
+            return False  # ("Qualified dividends" is not "Section 199A dividends", whoever the title names)
         title = names_of(self._scope_words.title(segment, lines=None))
         return all(names_held(n, title) for n in missing)
+
+    def _qualified_otherwise(self, part: Part, said: str) -> bool:
+        """A word of its own right before the focus where the value is ("*Qualified* dividends: …"): the label names
+        another one of that kind than the question's owner does ("Section 199A dividends")."""
+        specific = self._specific.get(id(part)) or self._specific_of(part)
+        if not specific or id(part) in self._agents:
+            return False  # (a verb, "originally wrote", is qualified by its adverb, not by another one's name)
+        words = _WORD.findall(said)
+        for i, word in enumerate(words[1:], 1):
+            if claim_words(word).holds(specific[-1]):  # (the head: "dividends" of "Section 199A dividends")
+                before = words[i - 1]
+                low = before.casefold()
+                if not before.isalpha() or len(before) < 3 or low in self._gap_words or low in _COPULAS:
+                    return False
+                held = claim_words(before)  # ("Montant total" of "the total amount": the question's word, in French)
+                return not any(held.holds(c) for c in self.asked.question.clues)
+        return False
 
     def _code_held(self, name: tuple[str, ...], said: str) -> bool:
         """A name written as code is said as written, whole: "--segment-merging" is not "--segment-merging-interval"."""
@@ -293,8 +379,8 @@ class RelationCheck:
             if offset <= start and end <= offset + len(cell):
                 column = i
             offset += len(cell) + len(_CELL)
-        if column is None:
-            return None
+        if column is None or (unit.heads and len(unit.heads) != len(cells)):
+            return None  # (a head over several columns, "Conso kWh Prix €HT/kWh Montant EHT": which is whose?)
         label = next((c for c in cells[:column] if c.strip() not in _EMPTY_CELLS and not _NUMBER.search(c)), "")
         head = unit.heads[column] if column < len(unit.heads) else ""
         said = f"{head} {label}"
@@ -325,7 +411,10 @@ class RelationCheck:
             return False  # "what amount was enclosed": an amount, enclosed
         subject = self._subjects.get(id(part), ()) if labelled else ()
         focus = [c for c in part.focus if part.kind is not Kind.PHONE or c.word not in _NUMBER_WORDS]
-        return any(words.holds(c) for c in (*focus, *subject))  # ("ACCOUNT NUMBER" is no phone's label)
+        if not any(words.holds(c) for c in (*focus, *subject)):  # ("ACCOUNT NUMBER" is no phone's label)
+            return False
+        # (a generic focus, "date", is any date: a label that says which, "DOB", names another one than asked)
+        return not (labelled and self._says_more(claim_words(text)))
 
     def _says_more(self, words: Words) -> bool:
         """A label says more than the question: a content word of its own ("BALANCE DUE" for the previous balance)."""
@@ -426,10 +515,14 @@ class RelationCheck:
         named = {w for name in self.asked.question.names for w in name}
         verbs = {stem(w) for w in (*part.relation, *self.asked.question.verbs, *NOT_RELATIONS)}
         focus = {c for p in self.asked.parts for c in p.focus}  # (the other parts' focus is theirs)
+        # ("the total …, before the amount already paid is taken off": a clause saying which total, not whose)
+        main = _SUBORDINATE.split(fold(self.asked.text), maxsplit=1)[0]
+        in_main = {w for w in _WORD.findall(main)}
         return tuple(
             c
             for c in self.asked.question.clues
             if c not in focus
+            and c.word in in_main
             and c.word not in named
             and c.word not in self._describing
             and stem(c.word) not in verbs
@@ -494,9 +587,25 @@ def _sentences(text: str) -> list[tuple[int, str]]:
     return [(s, t) for s, t in out if t.strip()]
 
 
+def _copied_from(claim: str, units: list[_Unit]) -> list[_Unit]:
+    """The units a claim was copied from (its text is theirs, spaces aside); all of them for a claim written anew (a
+    model's paraphrase): an extractive answer is verified by what it shows, not by another line of its passage."""
+    said = " ".join(fold(claim).split())
+    copied = [u for u in units if said in " ".join(fold(u.text).split())]
+    return copied or units
+
+
+def _label_alone(line: str) -> bool:
+    """A label line with no value of its own ("ADDRESS:", "Balance Due"), not "ADDRESS: 111 Main Street", which labels
+    its own value and not the line under it."""
+    _, colon, value = line.partition(":")
+    return not colon or not value.strip()
+
+
 def _occurrences(text: str, value: str) -> Iterator[int]:
-    """Where `value` is in `text`, as a whole word run (case-folded)."""
-    pattern = re.compile(r"(?<!\w)" + re.escape(value) + r"(?!\w)", re.IGNORECASE)
+    """Where `value` is in `text`, as a whole word run (case-folded); a number not inside a longer one ("10" is not in
+    "10,182,182")."""
+    pattern = re.compile(r"(?<!\w)(?<!\w/)(?<!\d[.,])" + re.escape(value) + r"(?![\w]|[.,/]\d)", re.IGNORECASE)
     for match in pattern.finditer(text):
         yield match.start()
 
@@ -636,11 +745,16 @@ def _whole_words(text: str, start: int, end: int) -> tuple[int, int]:
         start += 1
     while end > start and text[end - 1].isspace():
         end -= 1
-    while start > 0 and text[start - 1].isalnum():
+    while start > 0 and (text[start - 1].isalnum() or _joins_digits(text, start - 1)):
         start -= 1
-    while end < len(text) and text[end].isalnum():
+    while end < len(text) and (text[end].isalnum() or _joins_digits(text, end)):
         end += 1
     return start, end
+
+
+def _joins_digits(text: str, at: int) -> bool:
+    """A slash, a dot or a dash between two digits is inside one value: "03/2017", "15/453,945"."""
+    return text[at] in "/.-" and 0 < at < len(text) - 1 and text[at - 1].isdigit() and text[at + 1].isdigit()
 
 
 def _describing_words(question: str) -> frozenset[str]:

@@ -195,6 +195,7 @@ def _two_attributes(piece: str) -> list[str]:
 
 
 _GLOSS = re.compile(r"\(([^()]*)\)")
+GLOSS_WORDS = 3  # a gloss names the word again ("fecha de nacimiento"); more words say something else
 # Words only a German question holds (lower-case, as written): "Wann ist die Rechnung fällig?".
 _GERMAN = frozenset("der die das dem ist sind wann welche welcher welches wie wer nicht".split())
 _POSSESSIVE = re.compile(r"['’]s\b")
@@ -209,7 +210,7 @@ _ALIASES = {
     "weight": ("wgt",),
     "height": ("hgt",),
     "invoice": ("facture", "factura"),
-    "date": ("fecha", "dob"),
+    "date": ("fecha",),  # (not "dob": a date of birth is one date, not any)
     "unit": ("quantity", "qty"),
     "amount": ("amt",),
     "phone": ("tel",),
@@ -509,7 +510,10 @@ def _glosses(text: str) -> dict[str, set[str]]:
     glosses no word: "rand(-1)" is a call, and its "1" would let any claim holding a 1 speak of `rand`."""
     glosses: dict[str, set[str]] = {}
     for match in _GLOSS.finditer(text):
-        forms = {stem(w) for w in content_tokens(match.group(1)) if not w.isdigit()}
+        words = content_tokens(match.group(1))
+        if len(words) > GLOSS_WORDS:  # "purchases (less cost of items withdrawn for personal use)": a remark
+            continue
+        forms = {stem(w) for w in words if not w.isdigit()}
         for word in _last_run(text[: match.start()]):
             glosses.setdefault(word, set()).update(forms)
     return glosses
