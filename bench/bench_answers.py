@@ -17,10 +17,11 @@ bench/answers_manuals_heldout.json (measured only), over PDF manuals from Debian
 with bench/answers_asymptote_heldout.json (the Asymptote manual the issue was filed on, kept out of all tuning, measured
 once); for issue 40's last measurement, bench/answers_heldout7.json (the fixtures) and
 bench/answers_manuals_heldout2.json (the Bash, GNU MathProg and nauty manuals), each written by a helper that read
-neither the code nor any result, before any answer was seen, and measured once, before and after, in one run. Files
-without `files` share one ingest of the fixtures; a file with `files` (each a Debian package, the PDF's path, and a
-shell step that makes the path from the package) is asked in a workspace of its own holding those PDFs. Every file is
-reported on its own, and a last table sets them side by side: right and `answered`, wrong and `answered`, `uncertain`
+neither the code nor any result, before any answer was seen, and measured once, before and after, in one run;
+bench/answers_manuals_dev.json (the SBCL and MIT/GNU Scheme manuals, written the same way) is a development set, tuned
+on. Files without `files` share one ingest of the fixtures; a file with `files` (each a Debian package, the PDF's path,
+and a shell step that makes the path from the package) is asked in a workspace of its own holding those PDFs. Every file
+is reported on its own, and a last table sets them side by side: right and `answered`, wrong and `answered`, `uncertain`
 (right / wrong), not found, and the precision of `answered` (issue 40's figure). Only the CLI's public behaviour is
 used: the page and text of a context segment come from `segcite segments` of the same file (of a PDF: of what `segcite
 parse` makes of it).
