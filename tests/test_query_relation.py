@@ -196,6 +196,14 @@ def test_a_clause_that_qualifies_the_value_leaves_it_unverified(question, qualif
         assert verified(question, claim, segment(passage)) is not None
 
 
+def test_a_heading_s_number_counts_nothing() -> None:
+    # a section's number opens its heading: no count of what the heading names
+    question = "How many of the most recent garbage collections does gc-report-stats report?"
+    assert verified(question, "7.4 Garbage Collection", segment("7.4 Garbage Collection")) is None
+    plain = segment("The statistics of the 8 most recent garbage collections are printed.")
+    assert verified(question, "8 most recent garbage collections", plain) == "sentence"
+
+
 def test_what_a_document_s_title_says_does_not_undo_what_the_passage_says() -> None:
     """The title names the owner the question asks of, the passage another one: "a release of C89" is not the release
     of Foo the title names, "Qualified dividends" not the "Section 199A dividends" of the form's captions."""

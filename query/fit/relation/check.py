@@ -39,6 +39,7 @@ UNTYPED_VALUES = 8  # an untyped claim's first words that the question does not 
 _VERB_FORM = re.compile(r"[a-z]+(?:ed|ing|ly)")  # "derived", "using", "usually": no untyped value
 _TOKEN = re.compile(r"(?<![\w-])-{0,2}\w+(?:[.@/:-]\w+)*")  # ("--dsymutil" is one word, no label's dash)
 _EMPTY_CELLS = frozenset({"", "—", "-"})
+_WHOLE_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+|\d+")
 _MONTH_ONLY = re.compile(MONTH, re.IGNORECASE)
 
 
@@ -143,7 +144,9 @@ class RelationCheck:
                 if self._clause.ambiguous(lead, trail, segment):
                     continue
                 return LABEL if labels(lead) or line_start else SENTENCE
-            if part.kind is not Kind.ANY and self._naming.defined_after(part, trail):
+            # (what a count counts follows it: "46 extra-galactic nebulae"; "7.4 Garbage Collection" counts nothing)
+            counted = not self.asked.asks_count or _WHOLE_NUMBER.fullmatch(value)
+            if part.kind is not Kind.ANY and counted and self._naming.defined_after(part, trail):
                 return SENTENCE  # (an untyped value has no kind to tell it from the words before a definition)
             if self._reading.asks_agent(part) and does(trail, part.focus[0]):
                 return SENTENCE  # "Dinu Gherman contributed this script", "Andy Robinson has refined it"

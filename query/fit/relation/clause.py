@@ -16,6 +16,11 @@ from query.fit.relation.units import NUMBER, WORD, occurrences
 BOUND_REACH = 3  # words before a value where a bound of it is said ("since version 1.4.0")
 _NEGATION_WORD = re.compile(r"\b\w+(?:n't)?\b(?![.:#]|\s*\d)")  # ("No. 001", "NO: 12", "no 5" abbreviate a number)
 # Words right before a value that make it a bound, not the value (-> the question's words that ask for that bound).
+_SECTION_NUMBER = re.compile(r"\d+(?:\.\d+)*\.?")
+# What follows a heading's number: a few capitalized words ("Garbage Collection", "Running Scheme under Emacs")
+_TITLE = re.compile(
+    r"[A-Z][\w-]*(?:\s+(?:[A-Z][\w-]*|of|and|the|for|in|on|to|a|an|with|under|from))*(?:\s+[A-Z][\w-]*)?"
+)
 _BOUNDS = {
     bound: frozenset(asked.split())
     for bound, asked in {
@@ -70,7 +75,9 @@ class ClauseCheck:
         says nothing of the kind: a negation ("22 nebulae whose distances could not be estimated"), a bound of time or
         size right before it ("Since version 1.4.0", "prior to 1.4.0", "more than 20"), or, where the question says
         whose attribute it asks ("which release of R"), "of" before a name ("a bugfix release of C11": C11 is what
-        was released, not the release)."""
+        was released, not the release). A heading's number ("7.4 Garbage Collection") is no value of what it heads."""
+        if not lead.strip() and _SECTION_NUMBER.fullmatch(value) and _TITLE.fullmatch(trail):
+            return True
         clause = f"{lead.rpartition(',')[2]} {trail.partition(',')[0]}"
         if not self._reading.negated and any(
             m.group().casefold() in NEGATIONS for m in _NEGATION_WORD.finditer(clause)

@@ -193,6 +193,10 @@ def _owning_names(asked: Asked, part: Part) -> tuple[tuple[str, ...], ...]:
     return tuple(owning)
 
 
+_ASKED_VERB = re.compile(r"\b(?:does|do|did|will|would|can)\b")
+_PREPOSITIONS_OF_PLACE = frozenset("on in of from for at to with by according".split())
+
+
 def _describing_words(question: str) -> frozenset[str]:
     """The words of a question that describe the document it asks of, not whose attribute it asks: "voter" of "her
     voter credential", "health intake" of "the health intake form", "item table" of "the form with the item
@@ -200,6 +204,11 @@ def _describing_words(question: str) -> frozenset[str]:
     low = fold(question)
     words: set[str] = set()
     for match in _DOCUMENT_NOUN.finditer(low):
+        # ("… does print-gc-statistics report?": the question's verb; "… on the electric bill?": a document)
+        auxiliary = list(_ASKED_VERB.finditer(low, 0, match.start()))
+        between = WORD.findall(low[auxiliary[-1].end() : match.start()]) if auxiliary else []
+        if auxiliary and not low[match.end() :].strip(" ?") and not set(between) & _PREPOSITIONS_OF_PLACE:
+            continue
         words.update(WORD.findall(low[max(0, match.start() - 40) : match.start()])[-3:])
         after = _DESCRIBING_AFTER.match(low, match.end())
         if after:
