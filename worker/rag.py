@@ -16,7 +16,7 @@ import time
 import uuid
 from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -32,6 +32,7 @@ from worker.settings import Settings
 from worker.tenancy import secure_internal_tables_async
 from worker.vector_search import DenseVectorSearch, HashVectorSearch, sparse
 
+log = logging.getLogger(__name__)
 # Between two segments of one document: printable (LightRAG strips control characters) and never inside a
 # segment (tagged_text cannot produce it; it is removed from segment text before joining).
 SEPARATOR = "\n\u241e\n"
@@ -117,6 +118,22 @@ class OfflineTokenizer:
 def retrieved_segments(segments: Sequence[Segment]) -> list[Segment]:
     """The segments a document gives the RAG store (its page headers and footers stay out)."""
     return [s for s in segments if s.kind not in NOT_RETRIEVED_KINDS]
+
+
+def _chunk_text(segment: Segment) -> str:
+    """A segment as LightRAG's chunk of it reads (and is embedded): its tagged text, without the separator."""
+    return tagged_text(segment).replace("\u241e", "")
+
+
+def _vectors_ahead(ahead: Future[dict[str, np.ndarray]] | None, timeout: float) -> dict[str, np.ndarray]:
+    """`start_embedding`'s vectors; none if it failed (LightRAG then embeds them, and reports the failure itself)."""
+    if ahead is None:
+        return {}
+    try:
+        return ahead.result(timeout)
+    except Exception as exc:
+        log.info("embedding ahead of the ingest failed (%s); LightRAG embeds the chunks itself", exc)
+        return {}
 
 
 def segment_ids_of(chunks: Sequence[dict[str, Any]]) -> list[str]:
@@ -255,6 +272,8 @@ class _Job:
     error: BaseException | None = None
     # The hash embedder's vectors of this ingest by SEG id, kept for segcite_hash_vectors (naive mode).
     vectors: dict[str | None, np.ndarray] | None = None
+    # The chunks' vectors embedded while the segments were being written (`RagStore.start_embedding`), by text.
+    ahead: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 class _ReportingEmbedder:
@@ -269,8 +288,12 @@ class _ReportingEmbedder:
         return self
 
     async def __call__(self, texts: list[str], **kwargs: Any) -> np.ndarray:
-        vectors = await self.store.embedder(texts, **kwargs)
         job = self.store.job
+        ahead = job.ahead if job is not None else {}
+        if ahead and all(t in ahead for t in texts):
+            vectors = np.stack([ahead[t] for t in texts])
+        else:
+            vectors = await self.store.embedder(texts, **kwargs)
         if job is not None and job.vectors is not None:
             job.vectors.update(zip(map(leading_tag_id, texts), vectors, strict=True))
         if job is not None:
@@ -388,15 +411,36 @@ class RagStore:
         segments: Sequence[Segment],
         on_progress: Callable[[float], None] = lambda _: None,
         timeout: float = 600,
+        ahead: Future[dict[str, np.ndarray]] | None = None,
     ) -> int:
         """Delete, then insert the retrievable segments 1:1 as chunks; wait until LightRAG says PROCESSED.
-        `on_progress(fraction)` is called after each embedding batch; what it raises stops the ingest."""
+        `on_progress(fraction)` is called after each embedding batch; what it raises stops the ingest. `ahead`:
+        `start_embedding`'s vectors of these segments, which LightRAG then takes instead of embedding them."""
         chunks = retrieved_segments(segments)
-        self.job = _Job(total=len(chunks), on_progress=on_progress, vectors={} if self.exact_hash else None)
+        self.job = _Job(
+            total=len(chunks),
+            on_progress=on_progress,
+            vectors={} if self.exact_hash else None,
+            ahead=_vectors_ahead(ahead, timeout),
+        )
         try:
             return self._run(self._replace(workspace_id, document_id, chunks, timeout), timeout + 30)
         finally:
             self.job = None
+
+    def start_embedding(self, segments: Sequence[Segment]) -> Future[dict[str, np.ndarray]] | None:
+        """The offline embedder's vectors of these segments' chunks, computed on the store's loop while the caller
+        writes the segments (the embedder's CPU work and the database's at once), for `replace_document(...,
+        ahead=)`; by the text LightRAG will embed. None for a provider: its requests are LightRAG's to batch and pace,
+        each batch moving the document's progress and checking the lock, as a slow model needs."""
+        if not isinstance(self.embedder, HashEmbedder):
+            return None
+        texts = [_chunk_text(s) for s in retrieved_segments(segments)]
+
+        async def embed() -> dict[str, np.ndarray]:
+            return dict(zip(texts, await self.embedder(texts), strict=True))
+
+        return asyncio.run_coroutine_threadsafe(embed(), self._loop)
 
     async def _replace(self, workspace_id: str, document_id: str, segments: Sequence[Segment], timeout: float) -> int:
         from lightrag.parser.routing import resolve_chunk_options
@@ -405,7 +449,7 @@ class RagStore:
         await self._delete(rag, workspace_id, document_id)
         if not segments:
             return 0
-        text = SEPARATOR.join(tagged_text(s).replace("\u241e", "") for s in segments)
+        text = SEPARATOR.join(map(_chunk_text, segments))
         options = resolve_chunk_options(rag.addon_params, split_by_character=SEPARATOR, split_by_character_only=True)
         process = "F!" if self.settings.segcite_rag_mode == "naive" else "F"  # "!": no knowledge-graph extraction
         await rag.apipeline_enqueue_documents(
