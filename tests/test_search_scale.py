@@ -183,3 +183,19 @@ def test_a_question_of_any_length_or_script_never_breaks_the_search(store) -> No
     assert [s.segment_index for s in found] == [0]  # the first 1024 distinct terms are considered
     assert store.search_segments(workspace, ["&|!", "!!", "<->"], 3) == []
     assert store.search_segments(str(uuid.uuid4()), ["invoice"], 3) == []  # a workspace with nothing
+
+
+def test_tied_segments_come_in_the_same_order_whatever_the_documents_ids(store) -> None:
+    """Segments ranked alike (the same words, as often: one field per invoice) are ordered by their text, not by their
+    document's id, a random uuid: the same files ingested into two workspaces give the same results in the same
+    order (before 019: ordered by id, so two ingests of one set of files gave different contexts)."""
+    texts = [f"Invoice total {n} euros, paid by card {n}." for n in range(40)]
+    orders = []
+    for _ in range(2):
+        workspace = str(uuid.uuid4())
+        for number, text in enumerate(texts):  # a document each, as many files would be
+            document = store.create_document(workspace, f"{number}.json", f"docai/{uuid.uuid4()}.json")
+            store.replace_segments(document, segments(document.id, [text]))
+        orders.append([s.text for s in store.search_segments(workspace, ["invoice", "total", "euros"], 12)])
+    assert len(orders[0]) == 12
+    assert orders[0] == orders[1]
