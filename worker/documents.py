@@ -7,6 +7,7 @@ retrying) or PermanentError (the message says what to fix, naming the user's fil
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +22,7 @@ from worker.stores.rows import EMBEDDED_AT, PARSED_AT, STORED_AT, DocumentRow, D
 from worker.workspace_lock import WorkspaceLock
 
 PROGRESS_INTERVAL = 0.5  # seconds between two progress updates while embedding
+REPLACE_WAIT = 630.0  # seconds to wait for LightRAG's part of an ingest (RagStore.replace_document's own timeout, 600)
 _NOT_TO_INGEST = (DocumentStatus.INGESTED, DocumentStatus.DELETING, DocumentStatus.DELETED)
 
 
@@ -86,15 +88,25 @@ def _ingest_locked(rt: Runtime, document_id: str, lock: WorkspaceLock, prepared:
         document_id, status=DocumentStatus.PARSED, progress=PARSED_AT, page_count=pages, segment_count=len(segments)
     )
     lock.check()
-    ahead = rt.rag.start_embedding(segments)  # while the segments and page images are written
-    store.replace_segments(document, segments)
-    lock.check()
-    images = store_page_images(rt, document, blobs)
-    del blobs  # not held while embedding
-    lock.check()
-    store.update_document(document_id, status=DocumentStatus.INGESTING, progress=STORED_AT)
     progress = EmbeddingProgress(rt, document_id, lock)
-    chunks = rt.rag.replace_document(document.workspace_id, document_id, segments, on_progress=progress, ahead=ahead)
+    # LightRAG's chunks are written while the segments and page images are: other tables, so the database (and the
+    # embedder) work on both at once. The document is `ingested` only once all are, as before.
+    replacing = rt.rag.start_replace(document.workspace_id, document_id, segments, on_progress=progress)
+    try:
+        store.replace_segments(document, segments)
+        lock.check()
+        images = store_page_images(rt, document, blobs)
+        del blobs  # not held while embedding
+        lock.check()
+        store.update_document(document_id, status=DocumentStatus.INGESTING, progress=STORED_AT)
+        progress.stored = True
+    except BaseException:
+        # Nothing of this ingest writes after it ends: LightRAG's part is waited for (a lost lock stops it at its
+        # next check, as it stopped this part).
+        with contextlib.suppress(BaseException):
+            replacing.result(REPLACE_WAIT)
+        raise
+    chunks = replacing.result(REPLACE_WAIT)
     expected = len(retrieved_segments(segments))
     if chunks != expected:
         raise PermanentError(f"the RAG store holds {chunks} chunks for {expected} segments")
@@ -138,9 +150,12 @@ class EmbeddingProgress:
         self.document_id = document_id
         self.lock = lock
         self.last = 0.0
+        self.stored = False  # set once the segments are stored: progress before then would go back to STORED_AT
 
     def __call__(self, fraction: float) -> None:
         self.lock.check()
+        if not self.stored:
+            return
         now = time.monotonic()
         if now - self.last < PROGRESS_INTERVAL:
             return

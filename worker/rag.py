@@ -125,17 +125,6 @@ def _chunk_text(segment: Segment) -> str:
     return tagged_text(segment).replace("\u241e", "")
 
 
-def _vectors_ahead(ahead: Future[dict[str, np.ndarray]] | None, timeout: float) -> dict[str, np.ndarray]:
-    """`start_embedding`'s vectors; none if it failed (LightRAG then embeds them, and reports the failure itself)."""
-    if ahead is None:
-        return {}
-    try:
-        return ahead.result(timeout)
-    except Exception as exc:
-        log.info("embedding ahead of the ingest failed (%s); LightRAG embeds the chunks itself", exc)
-        return {}
-
-
 def segment_ids_of(chunks: Sequence[dict[str, Any]]) -> list[str]:
     """The SEG ids of retrieved chunks, in order, once each (only a chunk's leading tag counts)."""
     ids = (leading_tag_id(str(chunk.get("content", ""))) for chunk in chunks)
@@ -272,7 +261,7 @@ class _Job:
     error: BaseException | None = None
     # The hash embedder's vectors of this ingest by SEG id, kept for segcite_hash_vectors (naive mode).
     vectors: dict[str | None, np.ndarray] | None = None
-    # The chunks' vectors embedded while the segments were being written (`RagStore.start_embedding`), by text.
+    # The chunks' vectors the offline embedder gave ahead of LightRAG (`RagStore._replace_job`), by text.
     ahead: dict[str, np.ndarray] = field(default_factory=dict)
 
 
@@ -411,36 +400,43 @@ class RagStore:
         segments: Sequence[Segment],
         on_progress: Callable[[float], None] = lambda _: None,
         timeout: float = 600,
-        ahead: Future[dict[str, np.ndarray]] | None = None,
     ) -> int:
         """Delete, then insert the retrievable segments 1:1 as chunks; wait until LightRAG says PROCESSED.
-        `on_progress(fraction)` is called after each embedding batch; what it raises stops the ingest. `ahead`:
-        `start_embedding`'s vectors of these segments, which LightRAG then takes instead of embedding them."""
+        `on_progress(fraction)` is called after each embedding batch; what it raises stops the ingest."""
+        return self.start_replace(workspace_id, document_id, segments, on_progress, timeout).result(timeout + 30)
+
+    def start_replace(
+        self,
+        workspace_id: str,
+        document_id: str,
+        segments: Sequence[Segment],
+        on_progress: Callable[[float], None] = lambda _: None,
+        timeout: float = 600,
+    ) -> Future[int]:
+        """`replace_document`, running on the store's loop while the caller does something else (writes the
+        document's segments: other tables, so the database works on both at once): its chunk count, when done."""
         chunks = retrieved_segments(segments)
-        self.job = _Job(
-            total=len(chunks),
-            on_progress=on_progress,
-            vectors={} if self.exact_hash else None,
-            ahead=_vectors_ahead(ahead, timeout),
+        job = self.job = _Job(total=len(chunks), on_progress=on_progress, vectors={} if self.exact_hash else None)
+        future = asyncio.run_coroutine_threadsafe(
+            self._replace_job(job, workspace_id, document_id, chunks, timeout), self._loop
         )
-        try:
-            return self._run(self._replace(workspace_id, document_id, chunks, timeout), timeout + 30)
-        finally:
+        future.add_done_callback(lambda _: self._end(job))
+        return future
+
+    def _end(self, job: _Job) -> None:
+        if self.job is job:
             self.job = None
 
-    def start_embedding(self, segments: Sequence[Segment]) -> Future[dict[str, np.ndarray]] | None:
-        """The offline embedder's vectors of these segments' chunks, computed on the store's loop while the caller
-        writes the segments (the embedder's CPU work and the database's at once), for `replace_document(...,
-        ahead=)`; by the text LightRAG will embed. None for a provider: its requests are LightRAG's to batch and pace,
+    async def _replace_job(
+        self, job: _Job, workspace_id: str, document_id: str, segments: Sequence[Segment], timeout: float
+    ) -> int:
+        """The offline embedder embeds the document's chunks in one batch first, and LightRAG takes those vectors
+        (its own batches of 32 would each wait for its turn); a provider's requests are LightRAG's to batch and pace,
         each batch moving the document's progress and checking the lock, as a slow model needs."""
-        if not isinstance(self.embedder, HashEmbedder):
-            return None
-        texts = [_chunk_text(s) for s in retrieved_segments(segments)]
-
-        async def embed() -> dict[str, np.ndarray]:
-            return dict(zip(texts, await self.embedder(texts), strict=True))
-
-        return asyncio.run_coroutine_threadsafe(embed(), self._loop)
+        if isinstance(self.embedder, HashEmbedder):
+            texts = [_chunk_text(s) for s in segments]
+            job.ahead = dict(zip(texts, await self.embedder(texts), strict=True))
+        return await self._replace(workspace_id, document_id, segments, timeout)
 
     async def _replace(self, workspace_id: str, document_id: str, segments: Sequence[Segment], timeout: float) -> int:
         from lightrag.parser.routing import resolve_chunk_options
