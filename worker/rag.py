@@ -55,10 +55,15 @@ _INIT_LOCK_KEY = 0x5E6C17E0  # any constant of our own; migrations use another
 # where the HNSW scan takes 60 ms (measured). Planned with the actual workspace, a big one takes the HNSW index and
 # a small one the btree (an exact scan of a few rows). Through a transaction pooler statements are unnamed, and
 # planned with their values anyway.
+# And commits that do not wait for the disk: an ingest's LightRAG writes are a dozen transactions a document (1-2 ms
+# each waiting for its WAL flush on this machine's disk). Nothing is lost by it: the document is `ingested` only by
+# the worker's own last update, whose commit waits for the WAL up to it, every write before it included; a crash
+# before then loses at most writes of a document not `ingested` yet, which its task does again.
 VECTOR_SEARCH_SETTINGS = {
     "hnsw.iterative_scan": "relaxed_order",
     "hnsw.ef_search": "100",
     "plan_cache_mode": "force_custom_plan",
+    "synchronous_commit": "off",
 }
 INIT_LOCK_WAIT = 120.0
 # The offline `hash` embedder's vectors are signed hashes of words and word pairs: nearly orthogonal, so HNSW's
