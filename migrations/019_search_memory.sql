@@ -12,6 +12,11 @@ as $$
     select array(select left(md5(p_workspace::text), 8) || t from unnest(tsvector_to_array(p_tsv)) as t)
 $$;
 
+-- No sequential scan of the table where the plan meant the workspace's own rows: a workspace of 50,000 segments
+-- tested "its rows in turn" for two words found in nearly all of them, and the planner, taking the matches as spread
+-- over the table, scanned it from the start: 600,000 rows of another workspace first, 1.1 s (through the workspace's
+-- index: 8 ms). A big workspace's own scan has no other path, and is still a sequential one.
+--
 -- 018's ranking with ties broken by the segments' own text, not by their ids: a document's id is a random uuid, so
 -- two ingests of the same files ranked tied segments differently (and the context, and so the answer, could move
 -- between two runs of the same code). Candidates by summed idf, then `ts_rank_cd`; then the md5 of the `tsv` (its
@@ -24,6 +29,7 @@ returns setof document_segments
 language plpgsql stable
 set search_path = pg_catalog, public, pg_temp
 set max_parallel_workers_per_gather = 0  -- (bounded sets: starting workers cost more than they save, 10-15 ms)
+set enable_seqscan = off  -- (see below)
 as $$
 declare
     plan record;
@@ -194,5 +200,25 @@ begin
         end;
         candidates := concat_ws(' union ', candidates,
             format('(%s limit %s)', sets[1], sample), format('(%s limit %s)', sets[2], sample));
+    end if;
+end $$;
+
+-- 018's candidates (the hash embedder's bounded search), with no sequential scan either, as the ranking above.
+create or replace function segcite_search_candidates(
+    p_workspace uuid, p_terms text[], p_limit integer, p_documents uuid[] default null
+)
+returns table (document_id uuid, segment_index integer)
+language plpgsql stable
+set search_path = pg_catalog, public, pg_temp
+set max_parallel_workers_per_gather = 0
+set enable_seqscan = off
+as $$
+declare
+    plan record;
+begin
+    select * into plan from segcite_search_plan(p_workspace, p_terms, p_limit, p_documents);
+    if plan.candidates is not null then
+        return query execute format('select c.document_id, c.segment_index from (%s) c', plan.candidates)
+            using p_workspace, plan.queries, p_documents;
     end if;
 end $$;
