@@ -8,6 +8,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 
@@ -19,8 +20,10 @@ from conftest import REPO, segcite, service_env, wait_for
 from docai_synth import PageSpec, build_document
 
 from worker.app_actions import workspace_id
+from worker.cli.documents import _rate
 from worker.embedded import redis_client_url
 from worker.redis_state import workspace_lock_key
+from worker.stores.rows import DocumentRow
 
 INGESTED = re.compile(r"^(?P<name>.+?): ingested, \d+ page\(s\), \d+ segment\(s\), document (?P<id>[0-9a-f-]{36})$")
 
@@ -61,6 +64,15 @@ def test_an_ingest_of_several_files_ends_with_its_rate(env, tmp_path) -> None:
     found = re.fullmatch(r"ingested 2 documents, 3 segments in ([0-9.]+) s \(([0-9]+) segments/s\)", rate)
     assert found and float(found[1]) > 0, rate  # the seconds from the command's start, and segments over them
     assert summary.startswith("ingested 2 of 2 document(s): "), summary
+    # The second file's progress, if it was still going when the first was done, says the rate so far.
+    progress = [line for line in result.stderr.splitlines() if line.startswith("harbor.json: ")]
+    assert all(re.search(r" \([0-9]+ segments/s so far\)$", line) for line in progress), progress
+
+
+def test_the_rate_so_far_counts_the_documents_ingested_before() -> None:
+    rows = [DocumentRow("d1", "w", "a.json", "ingested", None, 1, 300, None, 1.0), None]  # None: not ingested
+    assert _rate(rows, time.monotonic() - 2.0) == " (150 segments/s so far)"
+    assert _rate([None], time.monotonic()) == ""
 
 
 def test_documents_lists_a_workspace_and_delete_removes_one(env, tmp_path) -> None:

@@ -7,7 +7,9 @@ retrying) or PermanentError (the message says what to fix, naming the user's fil
 
 from __future__ import annotations
 
+import contextlib
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from ingest import InvalidDocument, Segment, build_segments
@@ -20,6 +22,7 @@ from worker.stores.rows import EMBEDDED_AT, PARSED_AT, STORED_AT, DocumentRow, D
 from worker.workspace_lock import WorkspaceLock
 
 PROGRESS_INTERVAL = 0.5  # seconds between two progress updates while embedding
+REPLACE_WAIT = 630.0  # seconds to wait for LightRAG's part of an ingest (RagStore.replace_document's own timeout, 600)
 _NOT_TO_INGEST = (DocumentStatus.INGESTED, DocumentStatus.DELETING, DocumentStatus.DELETED)
 
 
@@ -29,37 +32,81 @@ def ingest_document(rt: Runtime, document_id: str) -> dict[str, Any]:
         return {"document_id": document_id, "skipped": "no such document"}
     # A PDF or an image is parsed first (design §3a), outside the workspace lock: parsing writes only its own
     # shards. Sent to Document AI as shard tasks, its ingest is recorded in the inbox when the last one is stored.
-    if document.status not in _NOT_TO_INGEST and parsing.begin(rt, document) is None:
-        return {"document_id": document_id, "parsing": True}
+    if document.status not in _NOT_TO_INGEST:
+        document = parsing.begin(rt, document)
+        if document is None:
+            return {"document_id": document_id, "parsing": True}
+    prepared = _prepare(rt, document)
     # Under the workspace lock, and with the status read again there: a delete or a second copy of this task
     # that ran meanwhile is seen, so the final state is always one whole ingest or one whole delete.
     with rt.workspace_lock(document.workspace_id) as lock:
-        return _ingest_locked(rt, document_id, lock)
+        return _ingest_locked(rt, document_id, lock, prepared)
 
 
-def _ingest_locked(rt: Runtime, document_id: str, lock: WorkspaceLock) -> dict[str, Any]:
+@dataclass
+class _Prepared:
+    """A document's JSON and segments, read before its workspace's lock was taken, and the row they were read for."""
+
+    row: DocumentRow
+    blobs: list[bytes]
+    segments: list[Segment]
+
+
+def _prepare(rt: Runtime, document: DocumentRow) -> _Prepared | None:
+    """The JSON read and segmented while another ingest of the workspace may hold its lock (one writes at a time:
+    the next one's reading overlaps the current one's writes). None where the locked path is to decide (nothing to
+    ingest, or an error it reports after its own checks)."""
+    if document.status in _NOT_TO_INGEST:
+        return None
+    try:
+        blobs = read_docai(rt, document)
+        return _Prepared(document, blobs, read_segments(rt, document, blobs))
+    except PermanentError:
+        return None
+
+
+def _ingest_locked(rt: Runtime, document_id: str, lock: WorkspaceLock, prepared: _Prepared | None) -> dict[str, Any]:
     store = rt.store
     document = store.get_document(document_id)
     if document is None or document.status in _NOT_TO_INGEST:
         return {"document_id": document_id, "skipped": f"already {document.status}" if document else "deleted"}
     lock.check()
+    # What was read before the lock holds if the row is as it was then (an upload in place changes it).
+    if prepared is not None and (prepared.row.updated_at, prepared.row.docai_raw_r2_key) == (
+        document.updated_at,
+        document.docai_raw_r2_key,
+    ):
+        blobs, segments = prepared.blobs, prepared.segments
+    else:
+        blobs = read_docai(rt, document)
+        segments = read_segments(rt, document, blobs)
+    del prepared
     store.update_document(document_id, status=DocumentStatus.INGESTING, progress=0.05, error=None)
-    blobs = read_docai(rt, document)
-    segments = read_segments(rt, document, blobs)
     pages = len({s.page_idx for s in segments})
     lock.check()
     document = store.update_document(
         document_id, status=DocumentStatus.PARSED, progress=PARSED_AT, page_count=pages, segment_count=len(segments)
     )
     lock.check()
-    store.replace_segments(document, segments)
-    lock.check()
-    images = store_page_images(rt, document, blobs)
-    del blobs  # not held while embedding
-    lock.check()
-    store.update_document(document_id, status=DocumentStatus.INGESTING, progress=STORED_AT)
     progress = EmbeddingProgress(rt, document_id, lock)
-    chunks = rt.rag.replace_document(document.workspace_id, document_id, segments, on_progress=progress)
+    # LightRAG's chunks are written while the segments and page images are: other tables, so the database (and the
+    # embedder) work on both at once. The document is `ingested` only once all are, as before.
+    replacing = rt.rag.start_replace(document.workspace_id, document_id, segments, on_progress=progress)
+    try:
+        store.replace_segments(document, segments)
+        lock.check()
+        images = store_page_images(rt, document, blobs)
+        del blobs  # not held while embedding
+        lock.check()
+        store.update_document(document_id, status=DocumentStatus.INGESTING, progress=STORED_AT)
+        progress.stored = True
+    except BaseException:
+        # Nothing of this ingest writes after it ends: LightRAG's part is waited for (a lost lock stops it at its
+        # next check, as it stopped this part).
+        with contextlib.suppress(BaseException):
+            replacing.result(REPLACE_WAIT)
+        raise
+    chunks = replacing.result(REPLACE_WAIT)
     expected = len(retrieved_segments(segments))
     if chunks != expected:
         raise PermanentError(f"the RAG store holds {chunks} chunks for {expected} segments")
@@ -103,9 +150,12 @@ class EmbeddingProgress:
         self.document_id = document_id
         self.lock = lock
         self.last = 0.0
+        self.stored = False  # set once the segments are stored: progress before then would go back to STORED_AT
 
     def __call__(self, fraction: float) -> None:
         self.lock.check()
+        if not self.stored:
+            return
         now = time.monotonic()
         if now - self.last < PROGRESS_INTERVAL:
             return

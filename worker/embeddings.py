@@ -30,13 +30,23 @@ def hash_embed(texts: Sequence[str], dim: int) -> np.ndarray:
     two ingests of one file got different vectors and every question met each segment through hash collisions."""
     out = np.zeros((len(texts), dim), dtype=np.float32)
     for row, text in enumerate(texts):
-        for feature, weight in embedding_features(without_leading_tag(text)).items():
-            digest = int.from_bytes(hashlib.blake2b(feature.encode(), digest_size=8).digest(), "little")
-            out[row, digest % dim] += weight if digest >> 63 else -weight
+        features = embedding_features(without_leading_tag(text))
+        if not features:
+            continue
+        digests = np.fromiter(map(_digest, features), dtype=np.uint64, count=len(features))
+        weights = np.fromiter(features.values(), dtype=np.float32, count=len(features))
+        # One call for the row, not an item update a feature: np.add.at adds in order, in float32, as those did,
+        # so the vectors are the same to the bit (a question and the segments stored before compare alike).
+        signed = np.where(digests >> np.uint64(63), weights, -weights)
+        np.add.at(out[row], (digests % np.uint64(dim)).astype(np.intp), signed)
         norm = float(np.linalg.norm(out[row]))
         if norm:
             out[row] /= norm
     return out
+
+
+def _digest(feature: str) -> int:
+    return int.from_bytes(hashlib.blake2b(feature.encode(), digest_size=8).digest(), "little")
 
 
 class HashEmbedder:

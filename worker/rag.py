@@ -16,7 +16,7 @@ import time
 import uuid
 from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -32,6 +32,7 @@ from worker.settings import Settings
 from worker.tenancy import secure_internal_tables_async
 from worker.vector_search import DenseVectorSearch, HashVectorSearch, sparse
 
+log = logging.getLogger(__name__)
 # Between two segments of one document: printable (LightRAG strips control characters) and never inside a
 # segment (tagged_text cannot produce it; it is removed from segment text before joining).
 SEPARATOR = "\n\u241e\n"
@@ -54,10 +55,15 @@ _INIT_LOCK_KEY = 0x5E6C17E0  # any constant of our own; migrations use another
 # where the HNSW scan takes 60 ms (measured). Planned with the actual workspace, a big one takes the HNSW index and
 # a small one the btree (an exact scan of a few rows). Through a transaction pooler statements are unnamed, and
 # planned with their values anyway.
+# And commits that do not wait for the disk: an ingest's LightRAG writes are a dozen transactions a document (1-2 ms
+# each waiting for its WAL flush on this machine's disk). Nothing is lost by it: the document is `ingested` only by
+# the worker's own last update, whose commit waits for the WAL up to it, every write before it included; a crash
+# before then loses at most writes of a document not `ingested` yet, which its task does again.
 VECTOR_SEARCH_SETTINGS = {
     "hnsw.iterative_scan": "relaxed_order",
     "hnsw.ef_search": "100",
     "plan_cache_mode": "force_custom_plan",
+    "synchronous_commit": "off",
 }
 INIT_LOCK_WAIT = 120.0
 # The offline `hash` embedder's vectors are signed hashes of words and word pairs: nearly orthogonal, so HNSW's
@@ -81,18 +87,34 @@ _INSERT_HASH_VECTORS = (
 )
 
 
+class _PieceIds(dict):
+    """Each piece's token id, computed once: an ingest encodes every segment twice (LightRAG's chunking, then its
+    check before embedding), and pieces repeat, so a lookup replaces the loop over a piece's characters (half of
+    the tokenizer's time). One per process, whatever the workspaces; bounded: cleared past `LIMIT` pieces (about
+    30 MB; CJK text has many)."""
+
+    LIMIT = 1 << 18
+
+    def __missing__(self, piece: str) -> int:
+        if len(self) >= self.LIMIT:
+            self.clear()
+        value = len(piece)
+        for i, char in enumerate(piece):
+            value |= ord(char) << (3 + 21 * i)
+        self[piece] = value
+        return value
+
+
+_PIECE_IDS = _PieceIds()
+
+
 class OfflineTokenizer:
     """Reversible, download-free tokenizer (~4 characters a token) instead of tiktoken, whose BPE file is
-    fetched at first use. Immutable, so safe from several threads as LightRAG requires."""
+    fetched at first use. Safe from several threads as LightRAG requires: its one state is the ids' memo, where
+    two threads computing one piece store the same value."""
 
     def encode(self, content: str) -> list[int]:
-        tokens = []
-        for piece in _PIECE.findall(content):
-            value = len(piece)
-            for i, char in enumerate(piece):
-                value |= ord(char) << (3 + 21 * i)
-            tokens.append(value)
-        return tokens
+        return list(map(_PIECE_IDS.__getitem__, _PIECE.findall(content)))
 
     def decode(self, tokens: list[int]) -> str:
         return "".join(chr((v >> (3 + 21 * i)) & 0x1FFFFF) for v in tokens for i in range(v & 7))
@@ -101,6 +123,11 @@ class OfflineTokenizer:
 def retrieved_segments(segments: Sequence[Segment]) -> list[Segment]:
     """The segments a document gives the RAG store (its page headers and footers stay out)."""
     return [s for s in segments if s.kind not in NOT_RETRIEVED_KINDS]
+
+
+def _chunk_text(segment: Segment) -> str:
+    """A segment as LightRAG's chunk of it reads (and is embedded): its tagged text, without the separator."""
+    return tagged_text(segment).replace("\u241e", "")
 
 
 def segment_ids_of(chunks: Sequence[dict[str, Any]]) -> list[str]:
@@ -239,6 +266,8 @@ class _Job:
     error: BaseException | None = None
     # The hash embedder's vectors of this ingest by SEG id, kept for segcite_hash_vectors (naive mode).
     vectors: dict[str | None, np.ndarray] | None = None
+    # The chunks' vectors the offline embedder gave ahead of LightRAG (`RagStore._replace_job`), by text.
+    ahead: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 class _ReportingEmbedder:
@@ -253,8 +282,12 @@ class _ReportingEmbedder:
         return self
 
     async def __call__(self, texts: list[str], **kwargs: Any) -> np.ndarray:
-        vectors = await self.store.embedder(texts, **kwargs)
         job = self.store.job
+        ahead = job.ahead if job is not None else {}
+        if ahead and all(t in ahead for t in texts):
+            vectors = np.stack([ahead[t] for t in texts])
+        else:
+            vectors = await self.store.embedder(texts, **kwargs)
         if job is not None and job.vectors is not None:
             job.vectors.update(zip(map(leading_tag_id, texts), vectors, strict=True))
         if job is not None:
@@ -375,12 +408,40 @@ class RagStore:
     ) -> int:
         """Delete, then insert the retrievable segments 1:1 as chunks; wait until LightRAG says PROCESSED.
         `on_progress(fraction)` is called after each embedding batch; what it raises stops the ingest."""
+        return self.start_replace(workspace_id, document_id, segments, on_progress, timeout).result(timeout + 30)
+
+    def start_replace(
+        self,
+        workspace_id: str,
+        document_id: str,
+        segments: Sequence[Segment],
+        on_progress: Callable[[float], None] = lambda _: None,
+        timeout: float = 600,
+    ) -> Future[int]:
+        """`replace_document`, running on the store's loop while the caller does something else (writes the
+        document's segments: other tables, so the database works on both at once): its chunk count, when done."""
         chunks = retrieved_segments(segments)
-        self.job = _Job(total=len(chunks), on_progress=on_progress, vectors={} if self.exact_hash else None)
-        try:
-            return self._run(self._replace(workspace_id, document_id, chunks, timeout), timeout + 30)
-        finally:
+        job = self.job = _Job(total=len(chunks), on_progress=on_progress, vectors={} if self.exact_hash else None)
+        future = asyncio.run_coroutine_threadsafe(
+            self._replace_job(job, workspace_id, document_id, chunks, timeout), self._loop
+        )
+        future.add_done_callback(lambda _: self._end(job))
+        return future
+
+    def _end(self, job: _Job) -> None:
+        if self.job is job:
             self.job = None
+
+    async def _replace_job(
+        self, job: _Job, workspace_id: str, document_id: str, segments: Sequence[Segment], timeout: float
+    ) -> int:
+        """The offline embedder embeds the document's chunks in one batch first, and LightRAG takes those vectors
+        (its own batches of 32 would each wait for its turn); a provider's requests are LightRAG's to batch and pace,
+        each batch moving the document's progress and checking the lock, as a slow model needs."""
+        if isinstance(self.embedder, HashEmbedder):
+            texts = [_chunk_text(s) for s in segments]
+            job.ahead = dict(zip(texts, await self.embedder(texts), strict=True))
+        return await self._replace(workspace_id, document_id, segments, timeout)
 
     async def _replace(self, workspace_id: str, document_id: str, segments: Sequence[Segment], timeout: float) -> int:
         from lightrag.parser.routing import resolve_chunk_options
@@ -389,7 +450,7 @@ class RagStore:
         await self._delete(rag, workspace_id, document_id)
         if not segments:
             return 0
-        text = SEPARATOR.join(tagged_text(s).replace("\u241e", "") for s in segments)
+        text = SEPARATOR.join(map(_chunk_text, segments))
         options = resolve_chunk_options(rag.addon_params, split_by_character=SEPARATOR, split_by_character_only=True)
         process = "F!" if self.settings.segcite_rag_mode == "naive" else "F"  # "!": no knowledge-graph extraction
         await rag.apipeline_enqueue_documents(

@@ -208,6 +208,8 @@ def scope_index_name(table: str) -> str:
 
 
 def sparse(vector: np.ndarray) -> SparseVector:
-    """A vector as pgvector's sparsevec (its own conversion of a dense one loops over every dimension in Python)."""
+    """A vector as pgvector's sparsevec, built from its binary form in numpy (pgvector's own conversion of a dense
+    one loops over every dimension in Python, and one from a dict over every element: 0.2 ms a segment at ingest)."""
     nonzero = np.flatnonzero(vector)
-    return SparseVector(dict(zip(nonzero.tolist(), vector[nonzero].tolist(), strict=True)), len(vector))
+    head = np.array([len(vector), len(nonzero), 0], dtype=">i4").tobytes()
+    return SparseVector.from_binary(head + nonzero.astype(">i4").tobytes() + vector[nonzero].astype(">f4").tobytes())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,19 +39,25 @@ def ingest_paths(
     path was ingested. One that cannot be uploaded is named and the others go on; of several, say at the end how
     many segments a second went in, from the command's start."""
     from worker.app_actions import workspace_id
+    from worker.live_answer import listening
     from worker.objects import make_object_store
 
     started = time.monotonic()
     ws = workspace_id(workspace)
     objects = make_object_store(settings)
-    with open_store(settings, services) as store:
+    # The workspace's document events end each wait the moment its document changes (else a poll every 0.3 s).
+    with open_store(settings, services) as store, listening(services.database_url, f"workspace:{ws}") as topic:
+        pause = topic.pause if topic is not None else time.sleep
         # fixed_ids: the same file gets the same document id, so the demo run twice replaces, never duplicates.
         uploads = [_upload(store, objects, ws, p, f"{ws}/{p.name}" if fixed_ids else None, force) for p in paths]
         try:
-            rows = [
-                _follow(settings, store, objects, item, timeout, workspace) if item is not None else None
-                for item in uploads
-            ]
+            rows: list[DocumentRow | None] = []
+            for item in uploads:
+                # Of several files, each one's progress says the rate so far (from the command's start).
+                so_far = _rate(rows, started) if len(uploads) > 1 else ""
+                rows.append(
+                    _follow(settings, store, objects, item, timeout, workspace, so_far, pause) if item else None
+                )
             done = [row for row in rows if row is not None]
             if len(done) > 1:
                 segments = sum(row.segment_count or 0 for row in done)
@@ -87,11 +94,27 @@ def _upload(
     return None
 
 
+def _rate(rows: list[DocumentRow | None], started: float) -> str:
+    """` (N segments/s so far)` once a document is ingested: its segments and those before, over the time since
+    `started`."""
+    segments = sum(row.segment_count or 0 for row in rows if row is not None)
+    if not segments:
+        return ""
+    return f" ({segments / max(time.monotonic() - started, 1e-9):.0f} segments/s so far)"
+
+
 def _follow(
-    settings: Settings, store: Store, objects: ObjectStore, item: Upload, timeout: float, workspace: str
+    settings: Settings,
+    store: Store,
+    objects: ObjectStore,
+    item: Upload,
+    timeout: float,
+    workspace: str,
+    so_far: str = "",
+    pause: Callable[[float], None] = time.sleep,
 ) -> DocumentRow | None:
-    """Say what became of one upload, show its progress until it is done, and print its outcome: its row once
-    ingested, else None."""
+    """Say what became of one upload, show its progress (followed by `so_far`, the rate of the documents before)
+    until it is done, and print its outcome: its row once ingested, else None."""
     from worker.app_actions import DOCUMENT_DONE, WaitTimeout, wait_for
     from worker.cli.text import ingested_line, progress_line, timeout_line, upload_note
 
@@ -105,10 +128,12 @@ def _follow(
         line = progress_line(row)
         if row.status not in DOCUMENT_DONE and line not in shown[-1:]:
             shown.append(line)
-            click.echo(f"{name}: {line}", err=True)
+            click.echo(f"{name}: {line}{so_far}", err=True)
 
     try:
-        row = wait_for(lambda: store.get_document(document.id), lambda r: r.status in DOCUMENT_DONE, timeout, show)
+        row = wait_for(
+            lambda: store.get_document(document.id), lambda r: r.status in DOCUMENT_DONE, timeout, show, pause=pause
+        )
     except WaitTimeout as exc:
         where = document_waiting_line(settings, store, exc.last)
         click.echo(f"error: {timeout_line(name, where, timeout, workspace)}", err=True)

@@ -189,6 +189,8 @@ class PostgresStore:
         ]
         columns = ", ".join(segment_to_row(segments[0], "").keys()) if segments else ""
         with self.pool.connection() as conn, conn.transaction():
+            # Not waiting for the disk: the document's `ingested` commit, later, does (worker/rag.py's settings).
+            conn.execute("set local synchronous_commit = off")
             conn.execute("delete from document_segments where document_id = %s", (document.id,))
             if rows:
                 with conn.cursor().copy(f"copy document_segments ({columns}) from stdin") as copy:
