@@ -622,3 +622,21 @@ def test_a_follow_up_written_out_with_its_document_keeps_what_it_asks() -> None:
     ]
     (section,) = extractive_sections("How heavy was the package of the Logitech packing list?", packing)
     assert (section["text"], section["source_ids"]) == ("Weight (Kg): 2.0", ["pack:1"])
+
+
+@pytest.mark.parametrize(
+    "question", ["What is the total amount of the invoice?", "Was ist der Gesamtbetrag der Rechnung?"]
+)
+def test_a_label_with_a_word_not_asked_comes_after_one_without(question: str) -> None:
+    """A label of "Total tax amount" names the total amount and one word more (a tax): asked the total amount,
+    "Total amount" answers, in whichever order retrieval gave the two (before, the first in the context won: the
+    tax, once retrieval's ties were broken by the text rather than the segment's index)."""
+    invoice = [
+        Segment("inv", 0, 0, "paragraph", "INVOICE\n# 23413561D\nJohn Smith\nDue Date:\nSep 30, 2019"),
+        Segment("inv", 4, 0, "paragraph", "Total tax amount: $1,767.97"),
+        Segment("inv", 3, 0, "paragraph", "Total amount: 19,647.68"),
+    ]
+    for context in (invoice, [invoice[0], invoice[2], invoice[1]]):
+        assert extractive_sections(question, context) == [{"text": "Total amount: 19,647.68", "source_ids": ["inv:3"]}]
+    tax = extractive_sections("What is the total tax amount?", invoice[::-1])
+    assert tax == [{"text": "Total tax amount: $1,767.97", "source_ids": ["inv:4"]}]

@@ -49,6 +49,10 @@ LABEL_BONUS = 0.1  # the focus is the value's label ("Tax | $140.00", "DOB: 09/0
 # A label naming only part of a focus of several words earns this share of LABEL_BONUS, the rest in proportion to the
 # part it names: "Form Number: 12345678" is a form number, "RETENTION CONSENT FORM: 3" only a form's something.
 PART_NAMED = 0.5
+# per word of the value's label the question does not ask (at most LABEL_EXTRA_WORDS): "Total amount: 19,647.68"
+# answers "the total amount" before "Total tax amount: $1,767.97" does, whatever retrieval's order of the two (more
+# than RANK_PENALTY over a few places, less than any count the score is made of)
+LABEL_EXTRA, LABEL_EXTRA_WORDS = 0.01, 3
 UNIT_BONUS = 0.1  # an amount question prefers "$140.00" or "1.5%" to a bare count, a rate question "10%"
 PERCENT_WORDS = frozenset({"rate", "percentage", "percent"})
 GENERIC_BY_VALUE = 0.75  # a generic focus word ("weight") held by the value only, not written: "17 WGT: 150 lb" wins
@@ -177,6 +181,7 @@ class _Judge:
         score = sum(w * share for w, share in counts) / sum(w for w, _ in counts)
         named = self.labelled(part, label)
         score += LABEL_BONUS * (PART_NAMED + (1 - PART_NAMED) * named) if named else 0.0
+        score -= LABEL_EXTRA * min(LABEL_EXTRA_WORDS, self.unasked(label)) if named else 0.0
         score += UNIT_BONUS if self.in_unit(part, text) else 0.0
         score -= LENGTH_PENALTY * max(0, len(text) - LONG_CHARS) + RANK_PENALTY * candidate.order
         if score < (CONFIDENCE_BAR if part.kind is not Kind.ANY else UNTYPED_BAR) - VERIFIED_REACH:
@@ -238,6 +243,13 @@ class _Judge:
         if named:
             return named / sum(telling.values())
         return 1.0 if part.kind in SHAPES and any(label.holds(c) for c in self.asked.clues) else 0.0
+
+    def unasked(self, label: Words) -> int:
+        """How many words of a label no clue of the question stands for ("tax" of "Total tax amount", asked "the
+        total amount"); a name of the question counts as asked."""
+        clues = {form for clue in self.asked.clues for form in clue.forms}
+        named = {word for name in self.asked.names for word in name}
+        return len(label.stems - clues - {stem for stem in label.stems if stem in named or stem in self.known})
 
     def wants_money(self, part: Part) -> bool:
         """An amount asked by name (a total, a tax, a balance) is money or a rate; "how much" may be a quantity."""
