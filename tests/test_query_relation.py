@@ -331,3 +331,44 @@ def test_a_models_claim_is_verified_by_its_passage_not_by_its_wording() -> None:
     assert [q["text"] for q in citation["quotes"]] == ["Balance Due:\n$4,647.68", "Due Date:\nSep 30, 2019"]
     wrong = orjson.dumps({"sections": [{"text": "The balance due is $9,999.00.", "source_ids": ["d:0"]}]}).decode()
     assert build_answer(wrong, context=[page], question=question)["metadata"]["answer_status"] == "uncertain"
+
+
+@pytest.mark.parametrize(
+    ("question", "claim", "passage", "how"),
+    [
+        (
+            "Which pseudo-random number generator algorithm does SBCL use?",
+            "SBCL currently uses the Mersenne Twister as its random number generator",
+            "SBCL currently uses the Mersenne Twister as its random number generator.",
+            "sentence",
+        ),
+        (
+            "What bug tracking service does the SBCL project use?",
+            "SBCL uses Launchpad to track bugs.",
+            "The SBCL project.\nSBCL uses Launchpad to track bugs.",
+            "sentence",
+        ),
+        # the sentence says nothing of what is asked: Launchpad is no editor
+        ("What editor does the SBCL project use?", "SBCL uses Launchpad to track bugs.", "SBCL uses Launchpad.", None),
+        # the one that does it is another ("CMUCL uses …" answers nothing of SBCL)
+        (
+            "Which random number generator does SBCL use?",
+            "CMUCL uses the Park-Miller generator as its random number generator",
+            "CMUCL uses the Park-Miller generator as its random number generator.",
+            None,
+        ),
+        # a negation takes it back
+        (
+            "What bug tracking service does the SBCL project use?",
+            "SBCL does not use Launchpad to track bugs.",
+            "The SBCL project.\nSBCL does not use Launchpad to track bugs.",
+            None,
+        ),
+    ],
+)
+def test_a_sentence_of_the_question_s_doer_and_verb_states_its_object(
+    question: str, claim: str, passage: str, how: str | None
+) -> None:
+    """ "Which X does S use?" is answered by a sentence in which S, the verb, then the value are said, and the
+    sentence names some of X (found on the development set: "SBCL uses Launchpad to track bugs" was `uncertain`)."""
+    assert verified(question, claim, segment(passage)) == how

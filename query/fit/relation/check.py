@@ -14,7 +14,7 @@ from query.fit.asked import Asked
 from query.fit.documents import ScopeWords
 from query.fit.kind import KindCheck
 from query.fit.relation.clause import ClauseCheck
-from query.fit.relation.naming import NamingCheck, does, labels
+from query.fit.relation.naming import NamingCheck, does, done_by_doer, labels
 from query.fit.relation.reading import QuestionReading
 from query.fit.relation.subject import SubjectCheck
 from query.fit.relation.units import (
@@ -150,6 +150,8 @@ class RelationCheck:
                 return SENTENCE  # (an untyped value has no kind to tell it from the words before a definition)
             if self._reading.asks_agent(part) and does(trail, part.focus[0]):
                 return SENTENCE  # "Dinu Gherman contributed this script", "Andy Robinson has refined it"
+            if done_by_doer(self._reading, part, lead, trail):
+                return SENTENCE  # "SBCL currently uses the Mersenne Twister as its random number generator"
         return None
 
     def _cell(self, part: Part, unit: Unit, start: int, end: int, segment: Segment) -> str | None:

@@ -47,6 +47,10 @@ _CAPTION_WORDS = frozenset(
 # Words a date's phrase holds around its value: "second week of October 2019", "end of May".
 _DATE_WORDS = frozenset("first second third fourth last week weeks month end beginning early mid late".split())
 _VERB_FORMS = {"wrote": "written", "write": "written", "writes": "written"}
+_SENTENCE_END = re.compile(r"[.;:!?](?:\s|$)")
+_DETERMINERS = frozenset("the a an its their his her our".split())
+DOER_REACH = 2  # words between the one that does it and its verb ("SBCL *currently* uses")
+DOER_SHARE = 0.5  # of the doer's words ("SBCL" of "the SBCL project")
 
 
 class NamingCheck:
@@ -214,3 +218,25 @@ def does(trail: str, verb: Clue) -> bool:
     words = [w.casefold() for w in WORD.findall(trail)[:3]]
     words = words[1:] if words[:1] and words[0] in _AUXILIARIES else words
     return bool(words) and claim_words(words[0]).holds(verb)
+
+
+def done_by_doer(reading: QuestionReading, part: Part, lead: str, trail: str) -> bool:
+    """ "Which generator does SBCL use?" answered by "SBCL currently uses the Mersenne Twister as its random number
+    generator": in the value's sentence, the question's doer, at most DOER_REACH words, the question's verb, at most
+    a determiner, then the value; and the sentence names some of what is asked ("generator")."""
+    if not reading.doer:
+        return False
+    clause = _SENTENCE_END.split(lead)[-1]
+    words = [w.casefold() for w in WORD.findall(clause)]
+    while words and words[-1] in _DETERMINERS:
+        words.pop()
+    verb = reading.doer_verb
+    base = verb.removesuffix("e")
+    if not words or words[-1] not in {verb, f"{verb}s", f"{verb}d", f"{base}es", f"{base}ed"}:
+        return False
+    before = words[-2 - DOER_REACH : -1]
+    doer = [w for w in reading.doer if w in before]
+    if not doer or len(doer) < DOER_SHARE * len(reading.doer):
+        return False
+    sentence = claim_words(f"{clause} {_SENTENCE_END.split(trail)[0]}")
+    return any(sentence.holds(c) for c in reading.specific(part) if c.word not in reading.doer_verb)

@@ -18,6 +18,11 @@ from query.language.terms import QUESTION_WORDS, STOPWORDS, fold, is_cjk
 NEGATIONS = frozenset("not no never without none nor cannot n't".split())
 _WHO = frozenset("who whom".split())
 _DOES_WHAT = re.compile(r"what (?:does|do|did|will) (?:the |a |an )?(.+?) do\s*\??")
+# "Which generator does SBCL use?": the thing asked, then who does it ("SBCL"), then the verb (with its particle)
+_DOES_VERB = re.compile(
+    r"(?:what|which)\s+\S.*?\s+(?:does|do|did)\s+(?:the\s+|a\s+|an\s+)?(.+?)\s+(\w+)"
+    r"(?:\s+(?:to|for|on|with|by|as|in|from|of|at|up|out|into))?\s*\??"
+)
 _OWNING = frozenset("of for".split())
 _FROM = frozenset("from of by".split())
 # Words that name the document or the field, not whose attribute is asked ("on the invoice", "the form's date").
@@ -60,6 +65,9 @@ class QuestionReading:
     negated: bool  # ("which option does not …": a negation is asked)
     owned_focus: bool  # ("which release of R": the question says whose; "a release of C11" is another's)
     does_what: str  # ("what does rand(-1) do": what a thing does is asked)
+    # ("which generator does SBCL use": the words of the one that does it, and the verb; else empty)
+    doer: tuple[str, ...]
+    doer_verb: str
     agents: frozenset[int]  # ("who wrote it": the verb is the focus, and the value its agent)
 
     @classmethod
@@ -67,6 +75,7 @@ class QuestionReading:
         describing = _describing_words(asked.text)
         does = _DOES_WHAT.fullmatch(fold(asked.text).strip())
         first = asked.question.text.split(maxsplit=2)
+        doer, verb = _doer(asked, does is not None)
         return cls(
             asked=asked,
             gap_words=STOPWORDS | QUESTION_WORDS | asked.known,
@@ -85,6 +94,8 @@ class QuestionReading:
                 re.search(rf"\b{re.escape(c.word)}\w*\s+of\b", fold(asked.text)) for p in asked.parts for c in p.focus
             ),
             does_what=does.group(1) if does else "",
+            doer=doer,
+            doer_verb=verb,
             agents=frozenset(
                 id(p)
                 for p in asked.parts
@@ -109,6 +120,17 @@ class QuestionReading:
 
     def asks_agent(self, part: Part) -> bool:
         return id(part) in self.agents
+
+
+def _doer(asked: Asked, does_what: bool) -> tuple[tuple[str, ...], str]:
+    """Of "Which generator does SBCL use?": who does it, in words, and the verb, where the verb is the one the
+    question's only part relates its focus by (not "what does X do", which asks what is done)."""
+    verb = asked.parts[0].relation[:1] if len(asked.parts) == 1 else ()
+    found = _DOES_VERB.fullmatch(fold(asked.text).strip())
+    if does_what or not found or not verb or found.group(2) != verb[0]:
+        return (), ""
+    words = tuple(w for w in WORD.findall(found.group(1)) if w not in STOPWORDS)
+    return (words, verb[0]) if words else ((), "")
 
 
 def _subject_of(asked: Asked, part: Part, describing: frozenset[str]) -> tuple[Clue, ...]:
