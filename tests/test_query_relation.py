@@ -372,3 +372,18 @@ def test_a_sentence_of_the_question_s_doer_and_verb_states_its_object(
     """ "Which X does S use?" is answered by a sentence in which S, the verb, then the value are said, and the
     sentence names some of X (found on the development set: "SBCL uses Launchpad to track bugs" was `uncertain`)."""
     assert verified(question, claim, segment(passage)) == how
+
+
+@pytest.mark.parametrize(
+    ("claim", "how"),
+    [
+        ("sb-simple-streams is an implementation of the simple streams API proposed by Franz Inc.", "sentence"),
+        ("The simple streams API was not proposed by Franz Inc.", None),  # a negation takes it back
+        ("The simple streams API was implemented by Franz Inc.", None),  # another verb's agent
+    ],
+)
+def test_the_agent_of_the_question_s_verb_is_said_after_it_and_by(claim: str, how: str | None) -> None:
+    """ "… proposed by which company?" is answered by the name right after "proposed by" (found on the development
+    set: "the simple streams API proposed by Franz Inc." was `uncertain`)."""
+    question = "The simple streams API implemented by sb-simple-streams was originally proposed by which company?"
+    assert verified(question, claim, segment(claim)) == how

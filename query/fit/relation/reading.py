@@ -23,6 +23,8 @@ _DOES_VERB = re.compile(
     r"(?:what|which)\s+\S.*?\s+(?:does|do|did)\s+(?:the\s+|a\s+|an\s+)?(.+?)\s+(\w+)"
     r"(?:\s+(?:to|for|on|with|by|as|in|from|of|at|up|out|into))?\s*\??"
 )
+# "… proposed by which company?": the verb whose agent is asked
+_BY_WHICH = re.compile(r"\b(\w+ed)\s+by\s+(?:which|what)\b")
 _OWNING = frozenset("of for".split())
 _FROM = frozenset("from of by".split())
 # Words that name the document or the field, not whose attribute is asked ("on the invoice", "the form's date").
@@ -68,6 +70,7 @@ class QuestionReading:
     # ("which generator does SBCL use": the words of the one that does it, and the verb; else empty)
     doer: tuple[str, ...]
     doer_verb: str
+    agent_verb: str  # ("proposed by which company": the value is said right after "proposed by")
     agents: frozenset[int]  # ("who wrote it": the verb is the focus, and the value its agent)
 
     @classmethod
@@ -96,6 +99,7 @@ class QuestionReading:
             does_what=does.group(1) if does else "",
             doer=doer,
             doer_verb=verb,
+            agent_verb=by_which.group(1) if (by_which := _BY_WHICH.search(fold(asked.text))) else "",
             agents=frozenset(
                 id(p)
                 for p in asked.parts
