@@ -64,8 +64,9 @@ def test_config_up_status_and_documents_during_an_ingest_on_a_fresh_home(tmp_pat
         assert after["DATABASE_URL"] == f"{planned}  # embedded, running"  # the URL `config` said it would be
 
         workspace = f"busy-{uuid.uuid4().hex[:6]}"
-        # 3,000 pages: 1,200 took 3 s once ingest ran 370 segments/s, time for two listings only
-        document = big_document(tmp_path / "manifest.json", 3000)
+        # 5,000 pages, 15 s or more: each listing is a command of its own (2-3 s, more on a loaded machine), and 1,200
+        # pages took 3 s once ingest ran 370 segments/s
+        document = big_document(tmp_path / "manifest.json", 5000)
         ingest = subprocess.Popen(
             [sys.executable, "-m", "worker.cli", "ingest", str(document), "--workspace", workspace],
             env=env,
@@ -86,9 +87,10 @@ def test_config_up_status_and_documents_during_an_ingest_on_a_fresh_home(tmp_pat
         finally:
             out, err = ingest.communicate(timeout=300)
         assert ingest.returncode == 0, err
-        assert out.startswith("manifest.json: ingested, 3000 page(s), 3000 segment(s)")
-        # The listings ran while the ingest wrote (not only before or after it).
-        assert sum(status in ("parsed", "ingesting") for status in seen) >= 3, seen
+        assert out.startswith("manifest.json: ingested, 5000 page(s), 5000 segment(s)")
+        # A listing ran while the ingest wrote (not only before or after it), and said so. (How many did depends on
+        # the machine's load: under two busy loops, one did.)
+        assert any(status in ("parsed", "ingesting") for status in seen), seen
     finally:
         down = segcite(env, "down", timeout=120)
         shutil.rmtree(home, ignore_errors=True)
