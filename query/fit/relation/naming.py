@@ -239,4 +239,4 @@ def done_by_doer(reading: QuestionReading, part: Part, lead: str, trail: str) ->
     if not doer or len(doer) < DOER_SHARE * len(reading.doer):
         return False
     sentence = claim_words(f"{clause} {_SENTENCE_END.split(trail)[0]}")
-    return any(sentence.holds(c) for c in reading.specific(part) if c.word not in reading.doer_verb)
+    return any(sentence.holds(c) for c in reading.specific(part) if c.word != reading.doer_verb)
