@@ -105,6 +105,10 @@ class _Judge:
     def __init__(self, asked: Question, segments: list[Segment]):
         self.asked = asked
         self.known = {w.casefold() for w in _WORD.findall(asked.text)}
+        # what a label's word may be and still be asked: the question's words, their clues' forms, its names' words
+        self.asked_words = self.known.union(
+            *(clue.forms for clue in asked.clues), *(frozenset(name) for name in asked.names)
+        )
         self.segment_words = {s.segment_id: words_of(s.text) for s in segments}
         self.document_words: dict[str, Words] = {}
         for s in segments:
@@ -247,9 +251,7 @@ class _Judge:
     def unasked(self, label: Words) -> int:
         """How many words of a label no clue of the question stands for ("tax" of "Total tax amount", asked "the
         total amount"); a name of the question counts as asked."""
-        clues = {form for clue in self.asked.clues for form in clue.forms}
-        named = {word for name in self.asked.names for word in name}
-        return len(label.stems - clues - {stem for stem in label.stems if stem in named or stem in self.known})
+        return len(label.stems - self.asked_words)
 
     def wants_money(self, part: Part) -> bool:
         """An amount asked by name (a total, a tax, a balance) is money or a rate; "how much" may be a quantity."""

@@ -14,13 +14,12 @@ from query.fit.asked import Asked
 from query.fit.documents import ScopeWords
 from query.fit.kind import KindCheck
 from query.fit.relation.clause import ClauseCheck
-from query.fit.relation.naming import NamingCheck, does, done_by_doer, labels
+from query.fit.relation.naming import NamingCheck, does, done_by_doer, labels, says_relation
 from query.fit.relation.reading import QuestionReading
 from query.fit.relation.subject import SubjectCheck
 from query.fit.relation.units import (
     CELL_SEPARATOR,
     NUMBER,
-    WORD,
     Unit,
     copied_from,
     label_alone,
@@ -151,7 +150,8 @@ class RelationCheck:
                 return SENTENCE  # (an untyped value has no kind to tell it from the words before a definition)
             if self._reading.asks_agent(part) and does(trail, part.focus[0]):
                 return SENTENCE  # "Dinu Gherman contributed this script", "Andy Robinson has refined it"
-            if part.kind is Kind.NAME and _after_agent_verb(self._reading.agent_verb, lead):
+            agent_verb = self._reading.agent_verb
+            if part.kind is Kind.NAME and agent_verb and says_relation(lead, (agent_verb, "by")):
                 return SENTENCE  # "the simple streams API proposed by Franz Inc." (asked "proposed by which company")
             if done_by_doer(self._reading, part, lead, trail):
                 return SENTENCE  # "SBCL currently uses the Mersenne Twister as its random number generator"
@@ -173,11 +173,6 @@ class RelationCheck:
         if self._naming.names(part, said, labelled=True) and self._subject.subject_held(part, said, segment):
             return CELL
         return None
-
-
-def _after_agent_verb(verb: str, lead: str) -> bool:
-    """The lead ends on the question's verb and "by": what follows is its agent."""
-    return bool(verb) and [w.casefold() for w in WORD.findall(lead)[-2:]] == [verb, "by"]
 
 
 def _untyped_values(text: str, known: frozenset[str]) -> list[str]:

@@ -103,7 +103,7 @@ class NamingCheck:
         labelled = labels(lead) or line_start
         for cut in range(1, len(words) + 1):  # (the shortest tail of the lead that names it; "Appl. No." as written)
             tail = clean[found[-cut].start() :]
-            if _says_relation(tail, part.relation) and self._relation_names(part, clean):
+            if says_relation(tail, part.relation) and self._relation_names(part, clean):
                 return True
             if self.names(part, _by_default(tail, trail), clean, labelled=labelled):
                 if (
@@ -188,7 +188,7 @@ def _links(lead: str, tail: list[str]) -> bool:
     return bool(tail) and tail[-1].casefold() in _LINKS
 
 
-def _says_relation(text: str, relation: tuple[str, ...]) -> bool:
+def says_relation(text: str, relation: tuple[str, ...]) -> bool:
     """The question's verb and its preposition end `text` ("written by", "used for", "filed on"), in any form."""
     if not relation:
         return False
